@@ -1,0 +1,26 @@
+// Runs every compiled test file with Node's own test runner. A small script rather than a
+// glob on the command line, because `node --test <dir>` and glob support differ between
+// Node 20, 22 and 24.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+function findTests(dir) {
+  const found = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...findTests(path));
+    else if (name.endsWith(".test.js")) found.push(path);
+  }
+  return found;
+}
+
+const filter = process.argv[2];
+const files = findTests("dist/test").filter((f) => !filter || f.includes(filter)).sort();
+if (files.length === 0) {
+  console.error("no test files found");
+  process.exit(1);
+}
+const concurrency = process.env.SLUICE_TEST_CONCURRENCY ?? "2";
+const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, ...files], { stdio: "inherit" });
+process.exit(result.status ?? 1);

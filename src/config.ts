@@ -1,0 +1,74 @@
+// The only place that reads the environment. Everything else receives a Config.
+import { resolve } from "node:path";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  adminToken: string | undefined;
+  bootstrapApiKey: string | undefined;
+  allowPrivateEgress: boolean;
+  webhookRetryScheduleSeconds: number[];
+  minTimerSeconds: number;
+  runTimeoutSeconds: number;
+  runMemoryMb: number;
+  smtpUrl: string | undefined;
+  smtpFrom: string;
+  freeDailyInvocations: number;
+  freeDailyComputeMs: number;
+  apiRateLimitPerMinute: number;
+  registryDir: string | undefined;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string): boolean {
+  return ["1", "true", "yes", "on"].includes((env[name] ?? "").toLowerCase());
+}
+
+function schedule(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  const parts = raw.split(",").map((s) => Number(s.trim()));
+  if (parts.some((n) => !Number.isFinite(n) || n < 0)) throw new ConfigError(`${name} must be comma-separated seconds, got "${raw}"`);
+  return parts;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, "PORT", 8080);
+  const host = env.HOST || "127.0.0.1";
+  const publicHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  return {
+    port,
+    host,
+    dataDir: resolve(env.SLUICE_DATA_DIR || "./data"),
+    databaseUrl: env.DATABASE_URL || undefined,
+    publicUrl: (env.SLUICE_PUBLIC_URL || `http://${publicHost.includes(":") ? `[${publicHost}]` : publicHost}:${port}`).replace(/\/+$/, ""),
+    adminToken: env.SLUICE_ADMIN_TOKEN || undefined,
+    bootstrapApiKey: env.SLUICE_BOOTSTRAP_API_KEY || undefined,
+    allowPrivateEgress: bool(env, "SLUICE_ALLOW_PRIVATE_EGRESS"),
+    webhookRetryScheduleSeconds: schedule(env, "SLUICE_WEBHOOK_RETRY_SCHEDULE", "5,300,1800,7200,18000,36000,36000"),
+    minTimerSeconds: int(env, "SLUICE_MIN_TIMER_SECONDS", 15, 1),
+    runTimeoutSeconds: int(env, "SLUICE_RUN_TIMEOUT_SECONDS", 30, 1),
+    runMemoryMb: int(env, "SLUICE_RUN_MEMORY_MB", 256, 16),
+    smtpUrl: env.SLUICE_SMTP_URL || undefined,
+    smtpFrom: env.SLUICE_SMTP_FROM || "sluice@localhost",
+    freeDailyInvocations: int(env, "SLUICE_FREE_DAILY_INVOCATIONS", 10_000),
+    freeDailyComputeMs: int(env, "SLUICE_FREE_DAILY_COMPUTE_MS", 30 * 60 * 1000),
+    apiRateLimitPerMinute: int(env, "SLUICE_API_RATE_LIMIT_PER_MINUTE", 6000, 1),
+    registryDir: env.SLUICE_REGISTRY_DIR || undefined,
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}

@@ -1,0 +1,13 @@
+import { invalid } from "../../lib/errors.js";
+
+/** Stream names: "" (or "default") is the default stream; `$errors`, `$logs` or a named stream. */
+export function validateEventName(name: string): string {
+  if (name.length > 128) throw invalid("event_name must be at most 128 characters");
+  if ([...name].some((ch) => ch.charCodeAt(0) < 0x20)) throw invalid("event_name must not contain control characters");
+  return name;
+}
+
+/** The stream a subscription's event_name selects: "default" and "" are the same stream. */
+export function streamOf(eventName: string): string {
+  return eventName === "default" ? "" : eventName;
+}

@@ -1,0 +1,21 @@
+import { invalid } from "../../lib/errors.js";
+
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * The spec's rule: a protocol, http or https, and a hostname; a path and a port are allowed.
+ * Where the URL may point (loopback, private ranges) is the egress guard's decision at
+ * delivery time, after DNS resolution, not a syntax question.
+ */
+export function validateWebhookUrl(raw: string): string {
+  if (raw.length > MAX_URL_LENGTH) throw invalid(`url must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid("url must be an absolute http or https URL with a hostname");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("url must use the http or https protocol");
+  if (!url.hostname) throw invalid("url must include a hostname");
+  return url.toString();
+}

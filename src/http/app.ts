@@ -1,0 +1,83 @@
+// The Fastify application: conventions (errors, JSON, validation, projection, OpenAPI) and
+// the route modules, grouped by who may call them.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { Logger } from "pino";
+import { randomString } from "../lib/ids.js";
+import type { Services } from "../services.js";
+import { bearerToken, requireAdminToken, requireApiKey } from "./auth.js";
+import { installErrorHandling } from "./error-handler.js";
+import { installJsonParser } from "./json-body.js";
+import { installProjection } from "./projection.js";
+import { formatValidationErrors, installEmptyBodyDefault, installValidation } from "./validation.js";
+import { adminRoutes } from "./routes/admin.js";
+import { healthRoutes } from "./routes/health.js";
+import { publicRoutes, authenticatedRoutes } from "./routes/index.js";
+
+export const API_BODY_LIMIT = 5 * 1024 * 1024;
+
+export async function buildHttpApp(services: Services, logger: Logger): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: API_BODY_LIMIT,
+    genReqId: () => `req_${randomString(12)}`,
+    requestIdHeader: false,
+    // Per-request lines are too costly on the ingest path; failures are logged below.
+    logController: new LogController({ disableRequestLogging: true }),
+    schemaErrorFormatter: formatValidationErrors,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+  }) as unknown as FastifyInstance;
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, "request failed");
+  });
+  // Responses are plain JSON: schemas document them (OpenAPI) without filtering fields.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installValidation(app);
+  installEmptyBodyDefault(app);
+  installJsonParser(app);
+  installErrorHandling(app);
+  installProjection(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: "Sluice REST API", version: "v1", description: "Pipedream REST API v1 compatible event platform" },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { services });
+  await app.register(
+    async (scope) => {
+      requireAdminToken(scope, services.ctx.config.adminToken);
+      await scope.register(adminRoutes, { services });
+    },
+    { prefix: "/v1/admin" },
+  );
+  await app.register(
+    async (scope) => {
+      await scope.register(rateLimit, {
+        max: services.ctx.config.apiRateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request) => bearerToken(request) ?? request.ip,
+        errorResponseBuilder: (_request, context) => ({
+          statusCode: 429,
+          error: `rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`,
+        }),
+      });
+      requireApiKey(scope, services);
+      await scope.register(authenticatedRoutes, { services });
+    },
+    { prefix: "/v1" },
+  );
+  await app.register(publicRoutes, { services });
+  return app;
+}

@@ -1,0 +1,46 @@
+// Bearer authentication for /v1 routes, and the separate admin-token check.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Actor } from "../domain/context.js";
+import { authenticate } from "../domain/users/authenticate.js";
+import { ServiceError } from "../lib/errors.js";
+import type { Services } from "../services.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== "string") return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Adds API-key authentication to every route registered in `scope`. */
+export function requireApiKey(scope: FastifyInstance, services: Services): void {
+  scope.addHook("onRequest", async (request) => {
+    request.actor = await authenticate({ ctx: services.ctx, apiKey: bearerToken(request) });
+  });
+}
+
+/** The authenticated account; routes in an authenticated scope always have one. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new ServiceError("UNAUTHORIZED", "missing or invalid API key");
+  return request.actor;
+}
+
+const digest = (value: string) => createHash("sha256").update(value).digest();
+
+/** Admin routes answer 404 when no admin token is configured, 401 for a wrong token. */
+export function requireAdminToken(scope: FastifyInstance, adminToken: string | undefined): void {
+  scope.addHook("onRequest", async (request) => {
+    if (!adminToken) throw new ServiceError("NOT_FOUND", "the admin API is disabled (set SLUICE_ADMIN_TOKEN)");
+    const given = bearerToken(request);
+    if (!given || !timingSafeEqual(digest(given), digest(adminToken))) {
+      throw new ServiceError("UNAUTHORIZED", "missing or invalid admin token");
+    }
+  });
+}

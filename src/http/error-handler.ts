@@ -1,0 +1,52 @@
+// Maps every error to a JSON body with a top-level `error` string, in one place.
+// Bad input is always a 4xx; only faults of the service become an opaque 500.
+import type { FastifyError, FastifyInstance } from "fastify";
+import { ServiceError, type ServiceErrorCode } from "../lib/errors.js";
+
+const STATUS: Record<ServiceErrorCode, number> = {
+  VALIDATION: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  LIMIT_EXCEEDED: 429,
+  UPSTREAM: 502,
+};
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
+    if (error instanceof ServiceError) {
+      if (error.details.retryAfterSeconds !== undefined) reply.header("retry-after", String(Math.ceil(error.details.retryAfterSeconds)));
+      return reply.status(STATUS[error.code]).send({ error: error.message, code: error.code });
+    }
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation) {
+      return reply.status(400).send({ error: fastifyError.message, code: "VALIDATION" });
+    }
+    const status = fastifyError.statusCode;
+    if (status && status >= 400 && status < 500) {
+      if (status === 429) reply.header("retry-after", reply.getHeader("retry-after") ?? "60");
+      return reply.status(status).send({ error: friendlyMessage(fastifyError), code: fastifyError.code });
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return reply.status(500).send({ error: "internal server error", request_id: request.id });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ error: "not found", path: request.url.split("?")[0] });
+  });
+}
+
+function friendlyMessage(error: FastifyError): string {
+  switch (error.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return "request body is too large";
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return "unsupported content type; send application/json";
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return "malformed JSON body";
+    default:
+      return error.message;
+  }
+}

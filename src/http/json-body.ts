@@ -1,0 +1,19 @@
+// JSON body parsing. An empty body with content-type application/json is accepted as "no
+// body", because real clients send query-string endpoints (subscriptions, webhooks) that way.
+import type { FastifyInstance } from "fastify";
+import secureJson from "secure-json-parse";
+
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(/^application\/([a-z.+-]*\+)?json$/, { parseAs: "string" }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
+    } catch {
+      const error = new Error("malformed JSON body") as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+}

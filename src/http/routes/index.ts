@@ -1,0 +1,18 @@
+// Route modules by audience. Each later resource adds its module to one of these lists.
+import type { FastifyPluginAsync } from "fastify";
+import type { Services } from "../../services.js";
+import { subscriptionRoutes } from "./subscriptions.js";
+import { userRoutes } from "./users.js";
+import { webhookRoutes } from "./webhooks.js";
+
+export type RouteModule = FastifyPluginAsync<{ services: Services }>;
+
+/** Routes under /v1 that need an API key. */
+export const authenticatedRoutes: RouteModule = async (app, { services }) => {
+  for (const routes of [userRoutes, webhookRoutes, subscriptionRoutes]) {
+    await app.register(routes, { services });
+  }
+};
+
+/** Routes without an API key: HTTP endpoints of sources and workflows. */
+export const publicRoutes: RouteModule = async (_app, _opts) => {};

@@ -1,0 +1,80 @@
+// Composition root: config → store → services → HTTP + background roles. Built once.
+import type { FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import type { Config } from "./config.js";
+import type { Ctx } from "./domain/context.js";
+import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
+import { buildHttpApp } from "./http/app.js";
+import { systemClock, type Clock } from "./lib/clock.js";
+import { ServiceError } from "./lib/errors.js";
+import type { Services } from "./services.js";
+import { openStore } from "./store/store.js";
+
+export type Role = "api" | "worker" | "scheduler";
+export const ALL_ROLES: Role[] = ["api", "worker", "scheduler"];
+
+/** Something that runs in the background of a role and stops on shutdown. */
+export interface BackgroundTask {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export interface Sluice {
+  services: Services;
+  app: FastifyInstance | undefined;
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:8080 (api role only). */
+  url: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  roles?: Role[];
+  logger?: Logger;
+  clock?: Clock;
+  /** Called with a generated first API key; the CLI prints it once on stdout. */
+  onBootstrapKey?: (apiKey: string) => void;
+}
+
+export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
+  const roles = options.roles ?? ALL_ROLES;
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
+  const services: Services = { ctx, store };
+  const tasks: BackgroundTask[] = [];
+
+  await bootstrap(ctx, options.onBootstrapKey);
+
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  if (roles.includes("api")) {
+    app = await buildHttpApp(services, logger);
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+  }
+
+  let closed = false;
+  return {
+    services,
+    app,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app?.close();
+      for (const task of tasks.reverse()) await task.stop();
+      await store.close();
+    },
+  };
+}
+
+async function bootstrap(ctx: Ctx, onKey: ((apiKey: string) => void) | undefined): Promise<void> {
+  try {
+    const created = await bootstrapFirstUser({ ctx });
+    if (created?.generated) onKey?.(created.apiKey);
+  } catch (error) {
+    // Another process sharing the database made the first user at the same moment.
+    if (!(error instanceof ServiceError && error.code === "CONFLICT")) throw error;
+  }
+}

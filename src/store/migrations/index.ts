@@ -1,0 +1,7 @@
+// Versioned migrations, applied in name order at start. Each later issue adds a file here.
+import type { Migration } from "kysely";
+import * as foundation from "./001-foundation.js";
+
+export const migrations: Record<string, Migration> = {
+  "001-foundation": foundation,
+};

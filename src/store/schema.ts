@@ -1,0 +1,70 @@
+// Typed tables shared by SQLite and PostgreSQL. Timestamps are milliseconds (bigint),
+// booleans are 0/1 integers and JSON is stored as text, so one schema serves both.
+import type { Generated } from "kysely";
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  email: string;
+  plan: "free" | "paid";
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  key_hint: string;
+  created_at: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  user_id: string;
+  name: string | null;
+  description: string | null;
+  url: string;
+  active: number;
+  signing_secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  user_id: string;
+  emitter_id: string;
+  listener_id: string;
+  event_name: string;
+  created_at: number;
+}
+
+export interface AutoSubscriptionsTable {
+  id: string;
+  user_id: string;
+  listener_id: string;
+  event_name: string;
+  created_at: number;
+}
+
+export interface UsageDailyTable {
+  user_id: string;
+  day: string; // YYYY-MM-DD in UTC
+  invocations: number;
+  compute_ms: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  webhooks: WebhooksTable;
+  subscriptions: SubscriptionsTable;
+  auto_subscriptions: AutoSubscriptionsTable;
+  usage_daily: UsageDailyTable;
+}
+
+// Keeps `Generated` imported for tables added by later migrations.
+export type Serial = Generated<number>;

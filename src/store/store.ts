@@ -1,0 +1,36 @@
+// Opens the database chosen by configuration and brings its schema up to date.
+import type { Kysely } from "kysely";
+import type pg from "pg";
+import { migrateToLatest } from "./migrate.js";
+import { openPostgres } from "./postgres.js";
+import type { Database } from "./schema.js";
+import { openSqlite } from "./sqlite.js";
+
+export type DialectName = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** The PostgreSQL URL, for components that need their own connection (LISTEN/NOTIFY). */
+  databaseUrl?: string;
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+export async function openStore(options: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+  let store: Store;
+  if (options.databaseUrl) {
+    const { db, pool } = openPostgres(options.databaseUrl);
+    store = { db, dialect: "postgres", databaseUrl: options.databaseUrl, pool, close: () => db.destroy() };
+  } else {
+    const db = openSqlite(options.dataDir);
+    store = { db, dialect: "sqlite", close: () => db.destroy() };
+  }
+  try {
+    await migrateToLatest(store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

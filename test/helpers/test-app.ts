@@ -1,0 +1,86 @@
+// Starts the real Sluice (same composition root as `npm start`) on a fresh database and a
+// random loopback port, and gives tests HTTP clients for new accounts.
+import { pino } from "pino";
+import { loadConfig, type Config } from "../../src/config.js";
+import { startSluice, type Role, type Sluice, type StartOptions } from "../../src/main.js";
+import type { DialectName } from "../../src/store/store.js";
+import { createTestDatabase, type TestDatabase } from "./dialects.js";
+import { ApiClient, request } from "./http-client.js";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface TestApp {
+  dialect: DialectName;
+  sluice: Sluice;
+  config: Config;
+  baseUrl: string; // http://127.0.0.1:port/v1
+  origin: string; // http://127.0.0.1:port
+  database: TestDatabase;
+  /** An unauthenticated client. */
+  anonymous: ApiClient;
+  /** Creates an account through the admin API and returns a client with its key. */
+  newAccount(options?: { plan?: "free" | "paid"; username?: string }): Promise<Account>;
+  close(): Promise<void>;
+}
+
+export interface Account {
+  id: string;
+  username: string;
+  email: string;
+  apiKey: string;
+  api: ApiClient;
+}
+
+let counter = 0;
+
+export async function startTestApp(
+  dialect: DialectName,
+  overrides: Partial<Config> = {},
+  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(dialect));
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: database.dataDir,
+    databaseUrl: database.databaseUrl,
+    adminToken: ADMIN_TOKEN,
+    logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? "silent",
+    ...overrides,
+  };
+  const sluice = await startSluice(config, {
+    roles: options.roles,
+    clock: options.clock,
+    logger: pino({ level: config.logLevel }),
+  });
+  const origin = sluice.url ?? "";
+  const baseUrl = `${origin}/v1`;
+  // Generated URLs (HTTP endpoints) point at the random port once it is known.
+  if (!overrides.publicUrl) config.publicUrl = origin;
+  const app: TestApp = {
+    dialect,
+    sluice,
+    config,
+    baseUrl,
+    origin,
+    database,
+    anonymous: new ApiClient(baseUrl),
+    async newAccount(accountOptions = {}) {
+      const username = accountOptions.username ?? `user${process.pid}x${++counter}x${Math.floor(Math.random() * 1e6)}`;
+      const email = `${username}@example.test`;
+      const created = await request(baseUrl, "POST", "/admin/users", {
+        key: ADMIN_TOKEN,
+        json: { username, email, plan: accountOptions.plan ?? "free" },
+      });
+      if (created.status !== 200) throw new Error(`could not create account: ${created.status} ${created.text}`);
+      const data = created.body.data;
+      return { id: data.id, username, email, apiKey: data.api_key, api: new ApiClient(baseUrl, data.api_key) };
+    },
+    async close() {
+      await sluice.close();
+      if (!options.database) await database.drop();
+    },
+  };
+  return app;
+}
