@@ -6,3 +6,5 @@ export interface Services {
   ctx: Ctx;
   store: Store;
 }
+// Later issues add their services here: the code runner (src/runtime), the job queue
+// (src/queue), delivery, the scheduler. Add a field with a small, surgical edit.

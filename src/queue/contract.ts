@@ -1,0 +1,31 @@
+// The durable job queue in the database (src/queue): jobs are written in the caller's
+// transaction (outbox), claimed by workers with leases, retried, and survive crashes.
+import type { Kysely } from "kysely";
+import type { Database } from "../store/schema.js";
+
+export interface NewJob {
+  type: string;
+  payload: unknown;
+  userId?: string;
+  /** Milliseconds; now when absent. */
+  runAt?: number;
+}
+
+export interface Job {
+  id: string;
+  type: string;
+  payload: any;
+  userId: string | null;
+  attempts: number;
+}
+
+/** A handler finishes the job by returning; `{ retryAt }` asks for another attempt later. */
+export type JobHandler = (job: Job) => Promise<void | { retryAt: number }>;
+
+export interface JobQueue {
+  /** Adds jobs inside `db`, which may be an open transaction; they run once it commits. */
+  enqueue(db: Kysely<Database>, jobs: NewJob[]): Promise<void>;
+  handle(type: string, handler: JobHandler, options?: { concurrency?: number }): void;
+  start(): void;
+  stop(): Promise<void>;
+}

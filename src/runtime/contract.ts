@@ -1,0 +1,97 @@
+// The contract between the service and the sandboxed code runner (src/runtime). The service
+// never evaluates user code itself: it sends code and inputs to a runner child process and
+// gets back plain data. Sources (issue 3) and workflows (issue 5) both use this interface.
+
+/** One entry of a component's `configurable_props`, as the spec shows it. */
+export interface ConfigurableProp {
+  name: string;
+  type: string;
+  label?: string;
+  description?: string;
+  optional?: boolean;
+  default?: unknown;
+  options?: unknown[];
+  /** For `$.interface.http`: whether the component answers with `this.http.respond`. */
+  customResponse?: boolean;
+  /** For app props: the app's name (`app` field). */
+  app?: string;
+}
+
+/** What inspecting a component's code yields (evaluated in the runner, never in the service). */
+export interface ComponentMetadata {
+  key: string | null;
+  name: string;
+  version: string;
+  description: string | null;
+  type: string; // "source" when absent
+  dedupe: "unique" | "greatest" | "last" | null;
+  configurable_props: ConfigurableProp[];
+  hooks: Array<"deploy" | "activate" | "deactivate">;
+}
+
+export interface EmitRecord {
+  event: unknown;
+  meta: { id?: string | number; name?: string; summary?: string; ts?: number };
+}
+
+export interface LogRecord {
+  level: "log" | "info" | "warn" | "error";
+  message: string;
+  ts: number; // ms
+}
+
+export interface HttpResponseRecord {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as the runner serialised it; base64 for Buffers. */
+  body: { kind: "none" } | { kind: "text"; text: string } | { kind: "json"; value: unknown } | { kind: "base64"; data: string };
+}
+
+export interface ExecutionFailure {
+  /** error: user code threw; timeout/memory: killed past a limit; crash: the runner died. */
+  kind: "error" | "timeout" | "memory" | "crash";
+  name: string;
+  message: string;
+  stack: string;
+}
+
+export interface ExecuteRequest {
+  userId: string;
+  /** The component's code and, for relative imports, the URL it came from. */
+  code: string;
+  codeUrl?: string;
+  /** `run` or a lifecycle hook. */
+  entry: "run" | "deploy" | "activate" | "deactivate";
+  /** The event passed to run(event). */
+  event?: unknown;
+  /** Configured values of the component's plain props (strings, numbers, ...), by name. */
+  props: Record<string, unknown>;
+  /** The source's `$.service.db` contents before this execution. */
+  state: Record<string, unknown>;
+  /** Values the runner exposes to the code (e.g. the HTTP endpoint URL, the source id). */
+  context: { sourceId: string; endpointUrl?: string };
+  timeoutMs?: number;
+}
+
+export interface ExecuteResult {
+  emits: EmitRecord[];
+  logs: LogRecord[];
+  /** The `$.service.db` contents after the execution (unchanged when nothing was set). */
+  state: Record<string, unknown>;
+  /** Set when the code called this.http.respond (the first call only). */
+  response?: HttpResponseRecord;
+  error?: ExecutionFailure;
+  durationMs: number;
+}
+
+export interface CodeRunner {
+  /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
+  inspectComponent(input: { userId: string; code: string; codeUrl?: string }): Promise<ComponentMetadata>;
+  /**
+   * Runs one entry point. Resolves (never rejects) for failures of user code, which come back
+   * in `error`. `onResponse` fires as soon as the code calls this.http.respond, before the
+   * execution ends, so an HTTP request can be answered early.
+   */
+  execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
+  close(): Promise<void>;
+}

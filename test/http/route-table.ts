@@ -1,0 +1,35 @@
+// Every authenticated /v1 route, for the shared auth and tenant-isolation tests
+// (test/http/common-routes.test.ts). Each resource adds its routes here.
+//
+// `path` may contain `{id}`: the shared tests fill it with an id of a resource that belongs
+// to *another* account (made by `makeForeignResource`) and expect 404, and with nothing
+// authenticated expect 401.
+import type { Account } from "../helpers/test-app.js";
+
+export interface RouteCase {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  /** Builds a resource owned by `owner` and returns its id, for `{id}` routes. */
+  makeForeignResource?: (owner: Account) => Promise<string>;
+  /** Query or JSON the route needs to get past validation (so a 404 is about ownership). */
+  query?: (id: string) => Record<string, string>;
+  json?: (id: string) => unknown;
+}
+
+async function makeWebhook(owner: Account): Promise<string> {
+  const res = await owner.api.post("/webhooks", undefined, { url: "https://example.test/hook" });
+  return res.body.data.id;
+}
+
+export const ROUTES: RouteCase[] = [
+  { method: "GET", path: "/users/me" },
+  { method: "POST", path: "/webhooks", query: () => ({ url: "https://example.test/x" }) },
+  { method: "GET", path: "/users/me/webhooks" },
+  { method: "GET", path: "/webhooks/{id}", makeForeignResource: makeWebhook },
+  { method: "PUT", path: "/webhooks/{id}", makeForeignResource: makeWebhook, json: () => ({ name: "mine now" }) },
+  { method: "DELETE", path: "/webhooks/{id}", makeForeignResource: makeWebhook },
+  { method: "GET", path: "/users/me/subscriptions" },
+  { method: "POST", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown" }) },
+  { method: "DELETE", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown", event_name: "" }) },
+  { method: "POST", path: "/auto_subscriptions", query: () => ({ listener_id: "wh_unknown", event_name: "default" }) },
+];
