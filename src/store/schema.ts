@@ -57,6 +57,20 @@ export interface UsageDailyTable {
   compute_ms: number;
 }
 
+export interface WorkflowsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  steps: string; // JSON [{id, name, code}]
+  active: number;
+  endpoint_key: string;
+  custom_response: number;
+  deployment_id: string;
+  is_error_workflow: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -64,6 +78,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   auto_subscriptions: AutoSubscriptionsTable;
   usage_daily: UsageDailyTable;
+  workflows: WorkflowsTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

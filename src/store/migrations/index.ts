@@ -1,7 +1,9 @@
 // Versioned migrations, applied in name order at start. Each later issue adds a file here.
 import type { Migration } from "kysely";
 import * as foundation from "./001-foundation.js";
+import * as workflows from "./005-workflows.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
+  "005-workflows": workflows,
 };
