@@ -11,7 +11,7 @@ import { bearerToken, requireAdminToken, requireApiKey } from "./auth.js";
 import { installErrorHandling } from "./error-handler.js";
 import { installJsonParser } from "./json-body.js";
 import { installProjection } from "./projection.js";
-import { formatValidationErrors, installEmptyBodyDefault, installValidation } from "./validation.js";
+import { formatValidationErrors, installEmptyBodyDefault, installNulGuard, installValidation } from "./validation.js";
 import { adminRoutes } from "./routes/admin.js";
 import { healthRoutes } from "./routes/health.js";
 import { publicRoutes, authenticatedRoutes } from "./routes/index.js";
@@ -40,6 +40,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installValidation(app);
   installEmptyBodyDefault(app);
+  installNulGuard(app, ["params"]);
   installJsonParser(app);
   installErrorHandling(app);
   installProjection(app);
@@ -58,6 +59,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   await app.register(
     async (scope) => {
       requireAdminToken(scope, services.ctx.config.adminToken);
+      installNulGuard(scope, ["query", "body"]);
       await scope.register(adminRoutes, { services });
     },
     { prefix: "/v1/admin" },
@@ -68,12 +70,12 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
         max: services.ctx.config.apiRateLimitPerMinute,
         timeWindow: 60_000,
         keyGenerator: (request) => bearerToken(request) ?? request.ip,
-        errorResponseBuilder: (_request, context) => ({
-          statusCode: 429,
-          error: `rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`,
-        }),
+        // Thrown by the plugin, so it must be an Error for the error handler to word it.
+        errorResponseBuilder: (_request, context) =>
+          Object.assign(new Error(`rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429, code: "LIMIT_EXCEEDED" }),
       });
       requireApiKey(scope, services);
+      installNulGuard(scope, ["query", "body"]);
       await scope.register(authenticatedRoutes, { services });
     },
     { prefix: "/v1" },

@@ -13,6 +13,9 @@ const STATUS: Record<ServiceErrorCode, number> = {
   UPSTREAM: 502,
 };
 
+/** Framework and plugin errors speak the same codes as ServiceError where one fits. */
+const CODE_BY_STATUS: Record<number, string> = { 400: "VALIDATION", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 413: "PAYLOAD_TOO_LARGE", 429: "LIMIT_EXCEEDED" };
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
     if (error instanceof ServiceError) {
@@ -26,7 +29,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const status = fastifyError.statusCode;
     if (status && status >= 400 && status < 500) {
       if (status === 429) reply.header("retry-after", reply.getHeader("retry-after") ?? "60");
-      return reply.status(status).send({ error: friendlyMessage(fastifyError), code: fastifyError.code });
+      return reply.status(status).send({ error: friendlyMessage(fastifyError), code: CODE_BY_STATUS[status] ?? fastifyError.code });
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send({ error: "internal server error", request_id: request.id });

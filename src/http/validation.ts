@@ -4,6 +4,7 @@
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import type { FastifyInstance, FastifySchemaValidationError } from "fastify";
+import { ServiceError } from "../lib/errors.js";
 
 function makeAjv(coerceTypes: boolean | "array") {
   const ajv = new Ajv.default({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
@@ -35,5 +36,31 @@ export function formatValidationErrors(errors: FastifySchemaValidationError[], d
 export function installEmptyBodyDefault(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+}
+
+/** The first string inside `value` (searched deeply) that holds a NUL character, if any. */
+function pathOfNul(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+  if (!value || typeof value !== "object" || depth > 64) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = key.includes("\u0000") ? `${path}.${JSON.stringify(key)}` : pathOfNul(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses NUL characters in the given request parts with a 400. PostgreSQL text cannot
+ * hold them, so without this check the same input would be a 400 on SQLite and a 500 on
+ * PostgreSQL. Path params are ids everywhere; query strings and bodies are checked only in
+ * the scopes that store them as text (the authenticated and admin API).
+ */
+export function installNulGuard(scope: FastifyInstance, parts: ("params" | "query" | "body")[]): void {
+  scope.addHook("preValidation", async (request) => {
+    for (const part of parts) {
+      const where = pathOfNul(request[part], part);
+      if (where) throw new ServiceError("VALIDATION", `${where} must not contain NUL characters`);
+    }
   });
 }

@@ -24,10 +24,14 @@ export function encodeCursor(key: (string | number)[]): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }
 
+const CURSOR_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 export function decodeCursor(cursor: string): [number, string] {
   try {
     const key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(key) && key.length === 2 && typeof key[0] === "number" && typeof key[1] === "string") {
+    // Only keys this module could have made: a safe integer (ms) and a printable id. Anything
+    // else would reach the database as a value PostgreSQL rejects (a 5xx for bad input).
+    if (Array.isArray(key) && key.length === 2 && Number.isSafeInteger(key[0]) && typeof key[1] === "string" && CURSOR_ID.test(key[1])) {
       return [key[0], key[1]];
     }
   } catch {

@@ -2,7 +2,7 @@ import type { Actor, Ctx } from "../context.js";
 import { invalid } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
 import { assertEmitter, assertListener } from "../ownership.js";
-import { validateEventName } from "./event-name.js";
+import { sameStreamNames, validateEventName } from "./event-name.js";
 import { subscriptionView, type SubscriptionView } from "./subscription-view.js";
 
 export interface SubscriptionInput {
@@ -20,7 +20,11 @@ export async function createSubscription({ ctx, actor, input }: { ctx: Ctx; acto
   return insertSubscription(ctx, actor.userId, input.emitter_id, input.listener_id, eventName);
 }
 
-/** Inserts unless the same (emitter, listener, stream) exists; shared with auto-subscriptions. */
+/**
+ * Inserts unless the same (emitter, listener, stream) exists, answering with the existing
+ * one then (its event_name may be the other spelling of the default stream); shared with
+ * auto-subscriptions.
+ */
 export async function insertSubscription(ctx: Ctx, userId: string, emitterId: string, listenerId: string, eventName: string): Promise<SubscriptionView> {
   const existing = await findSubscription(ctx, userId, emitterId, listenerId, eventName);
   if (existing) return subscriptionView(existing);
@@ -41,6 +45,7 @@ function findSubscription(ctx: Ctx, userId: string, emitterId: string, listenerI
     .where("user_id", "=", userId)
     .where("emitter_id", "=", emitterId)
     .where("listener_id", "=", listenerId)
-    .where("event_name", "=", eventName)
+    .where("event_name", "in", sameStreamNames(eventName))
+    .orderBy("created_at", "asc")
     .executeTakeFirst();
 }

@@ -11,3 +11,12 @@ export function validateEventName(name: string): string {
 export function streamOf(eventName: string): string {
   return eventName === "default" ? "" : eventName;
 }
+
+/**
+ * The stored names that mean the same stream as `eventName`: "" and "default" are one
+ * stream, so a subscription made with either is found (and deleted) with either, and
+ * never exists twice (which would deliver every event twice).
+ */
+export function sameStreamNames(eventName: string): string[] {
+  return streamOf(eventName) === "" ? ["", "default"] : [eventName];
+}
