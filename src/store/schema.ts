@@ -71,7 +71,22 @@ export interface WorkflowsTable {
   updated_at: number;
 }
 
+export interface ComponentsTable {
+  id: string;
+  user_id: string | null; // NULL for published registry components
+  key: string | null;
+  name: string;
+  version: string;
+  code: string;
+  code_hash: string; // sha256 hex of code
+  component_url: string | null;
+  metadata: string; // JSON ComponentMetadata
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
+  components: ComponentsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   webhooks: WebhooksTable;

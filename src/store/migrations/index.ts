@@ -1,9 +1,11 @@
 // Versioned migrations, applied in name order at start. Each later issue adds a file here.
 import type { Migration } from "kysely";
 import * as foundation from "./001-foundation.js";
+import * as components from "./002-components.js";
 import * as workflows from "./005-workflows.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
+  "002-components": components,
   "005-workflows": workflows,
 };

@@ -1,0 +1,66 @@
+// A saved component as the domain sees it, and its API view (spec: Component).
+import { createHash } from "node:crypto";
+import { toUnixSeconds } from "../../lib/clock.js";
+import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { ComponentsTable } from "../../store/schema.js";
+
+export interface SavedComponent {
+  id: string;
+  /** null for a published registry component. */
+  userId: string | null;
+  key: string | null;
+  name: string;
+  version: string;
+  code: string;
+  codeHash: string;
+  componentUrl: string | null;
+  metadata: ComponentMetadata;
+  createdAt: number; // ms
+  updatedAt: number; // ms
+}
+
+export interface ComponentView {
+  id: string;
+  key: string | null;
+  code: string;
+  code_hash: string;
+  name: string;
+  version: string;
+  configurable_props: ComponentMetadata["configurable_props"];
+  component_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export const codeHash = (code: string): string => createHash("sha256").update(code).digest("hex");
+
+export function componentFromRow(row: ComponentsTable): SavedComponent {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    key: row.key,
+    name: row.name,
+    version: row.version,
+    code: row.code,
+    codeHash: row.code_hash,
+    componentUrl: row.component_url,
+    metadata: JSON.parse(row.metadata) as ComponentMetadata,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+export function componentView(component: SavedComponent): ComponentView {
+  return {
+    id: component.id,
+    key: component.key,
+    code: component.code,
+    code_hash: component.codeHash,
+    name: component.name,
+    version: component.version,
+    configurable_props: component.metadata.configurable_props,
+    component_url: component.componentUrl,
+    created_at: toUnixSeconds(component.createdAt),
+    updated_at: toUnixSeconds(component.updatedAt),
+  };
+}
