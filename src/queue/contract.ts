@@ -17,6 +17,8 @@ export interface Job {
   payload: any;
   userId: string | null;
   attempts: number;
+  /** Aborted when the queue stops; long handlers should give up (the job is retried later). */
+  signal?: AbortSignal;
 }
 
 /** A handler finishes the job by returning; `{ retryAt }` asks for another attempt later. */

@@ -85,6 +85,46 @@ export interface ComponentsTable {
   updated_at: number;
 }
 
+export interface JobsTable {
+  id: string;
+  type: string;
+  payload: string; // JSON
+  user_id: string | null;
+  run_at: number;
+  attempts: number;
+  lease_token: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  user_id: string;
+  listener_id: string;
+  emitter_id: string;
+  event_id: string;
+  stream: string;
+  event: string; // JSON copy of the event
+  hops: number;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  next_attempt_at: number | null;
+  last_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
 export interface Database {
   components: ComponentsTable;
   users: UsersTable;
@@ -94,6 +134,9 @@ export interface Database {
   auto_subscriptions: AutoSubscriptionsTable;
   usage_daily: UsageDailyTable;
   workflows: WorkflowsTable;
+  jobs: JobsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

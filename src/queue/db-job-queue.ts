@@ -1,0 +1,230 @@
+// The job queue over the database: a worker loop that claims due jobs under a lease, runs
+// their handlers with a per-type concurrency limit, keeps leases alive while handlers run,
+// and finishes or reschedules each job only while it still holds that job's lease.
+import { sql, type Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Clock } from "../lib/clock.js";
+import { toError } from "../lib/errors.js";
+import { randomString } from "../lib/ids.js";
+import type { Database, JobsTable } from "../store/schema.js";
+import type { Job, JobHandler, JobQueue, NewJob } from "./contract.js";
+import { enqueueJobs } from "./enqueue.js";
+import type { QueueDialect } from "./queue-dialect.js";
+import { onJobsAdded } from "./wake.js";
+
+export interface QueueOptions {
+  db: Kysely<Database>;
+  dialect: QueueDialect;
+  clock: Clock;
+  logger: Logger;
+  /** How long a claim is valid without renewal; a dead worker's jobs return after it. */
+  leaseMs?: number;
+  /** Safety poll for wake-ups that never came (lost NOTIFY, clock jumps). */
+  pollMs?: number;
+  /** Concurrency of a type registered without one. */
+  defaultConcurrency?: number;
+}
+
+interface Registration {
+  handler: JobHandler;
+  concurrency: number;
+  running: number;
+}
+
+const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
+
+/** Retry delay after a handler threw: exponential in the attempt number, with jitter. */
+export function errorBackoffMs(attempts: number): number {
+  const base = Math.min(MAX_ERROR_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export class DbJobQueue implements JobQueue {
+  private readonly handlers = new Map<string, Registration>();
+  /** Jobs this worker runs now: id → lease token. */
+  private readonly leases = new Map<string, string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly workerId = `w${randomString(8)}`;
+  private claimCounter = 0;
+  private running = false;
+  private wakeRequested = false;
+  private wakeUp: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private listener: { close(): Promise<void> } | undefined;
+  private abort = new AbortController();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly defaultConcurrency: number;
+
+  constructor(private readonly options: QueueOptions) {
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 2_000;
+    this.defaultConcurrency = options.defaultConcurrency ?? 16;
+  }
+
+  enqueue(db: Kysely<Database>, jobs: NewJob[]): Promise<void> {
+    return enqueueJobs(db, jobs, this.options.clock.now());
+  }
+
+  handle(type: string, handler: JobHandler, options: { concurrency?: number } = {}): void {
+    this.handlers.set(type, { handler, concurrency: options.concurrency ?? this.defaultConcurrency, running: 0 });
+    this.wake();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.abort = new AbortController();
+    this.unsubscribe = onJobsAdded(() => this.wake());
+    void this.options.dialect
+      .listen(() => this.wake())
+      .then((listener) => {
+        if (this.running) this.listener = listener;
+        else void listener.close();
+      })
+      .catch((error) => this.options.logger.warn({ err: error }, "queue could not listen for wake-ups; polling"));
+    this.heartbeat = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.heartbeat.unref();
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.abort.abort();
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.listener?.close();
+    this.listener = undefined;
+  }
+
+  /** Asks the loop to look for due jobs now. */
+  wake(): void {
+    this.wakeRequested = true;
+    this.wakeUp?.();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      this.wakeRequested = false;
+      let full = false;
+      try {
+        for (const [type, registration] of this.handlers) {
+          const free = registration.concurrency - registration.running;
+          if (free <= 0 || !this.running) continue;
+          const jobs = await this.claim(type, free);
+          for (const row of jobs) this.dispatch(row, registration);
+          if (jobs.length === free) full = true;
+        }
+      } catch (error) {
+        if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
+        await this.sleep(this.pollMs);
+        continue;
+      }
+      if (full || this.wakeRequested || !this.running) continue;
+      await this.sleep(await this.msUntilNextDue());
+    }
+  }
+
+  private async claim(type: string, limit: number): Promise<JobsTable[]> {
+    const token = `${this.workerId}.${++this.claimCounter}`;
+    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token });
+  }
+
+  private dispatch(row: JobsTable, registration: Registration): void {
+    registration.running++;
+    this.leases.set(row.id, row.lease_token!);
+    const run = this.runJob(row, registration).finally(() => {
+      registration.running--;
+      this.leases.delete(row.id);
+      this.inFlight.delete(run);
+      this.wake(); // a slot is free
+    });
+    this.inFlight.add(run);
+  }
+
+  private async runJob(row: JobsTable, registration: Registration): Promise<void> {
+    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal };
+    const token = row.lease_token!;
+    let outcome: void | { retryAt: number };
+    try {
+      outcome = await registration.handler(job);
+    } catch (error) {
+      const err = toError(error);
+      if (this.running) this.options.logger.warn({ err, jobId: row.id, type: row.type }, "job failed; will retry");
+      await this.reschedule(row.id, token, this.options.clock.now() + errorBackoffMs(row.attempts), err.message).catch(() => undefined);
+      return;
+    }
+    try {
+      if (outcome && typeof outcome.retryAt === "number") await this.reschedule(row.id, token, outcome.retryAt, null);
+      else await this.options.db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).execute();
+    } catch (error) {
+      // The lease runs out and the job is retried: at least once, never lost.
+      if (this.running) this.options.logger.error({ err: error, jobId: row.id }, "could not finish job");
+    }
+  }
+
+  private async reschedule(id: string, token: string, runAt: number, lastError: string | null): Promise<void> {
+    await this.options.db
+      .updateTable("jobs")
+      .set({ run_at: runAt, lease_token: null, locked_until: null, last_error: lastError })
+      .where("id", "=", id)
+      .where("lease_token", "=", token)
+      .execute();
+    const delay = runAt - this.options.clock.now();
+    if (this.running && delay < this.pollMs) setTimeout(() => this.wake(), Math.max(0, delay)).unref();
+  }
+
+  /** Extends the leases of jobs still running here, so long handlers are not taken over. */
+  private async renewLeases(): Promise<void> {
+    const tokens = [...new Set(this.leases.values())];
+    if (tokens.length === 0) return;
+    try {
+      await this.options.db
+        .updateTable("jobs")
+        .set({ locked_until: this.options.clock.now() + this.leaseMs })
+        .where("lease_token", "in", tokens)
+        .execute();
+    } catch (error) {
+      if (this.running) this.options.logger.warn({ err: error }, "could not renew job leases");
+    }
+  }
+
+  /** Until the earliest job becomes claimable (due, or its lease expires), capped by the poll. */
+  private async msUntilNextDue(): Promise<number> {
+    const types = [...this.handlers.keys()];
+    if (types.length === 0) return this.pollMs;
+    try {
+      const row = await this.options.db
+        .selectFrom("jobs")
+        .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
+        .where("type", "in", types)
+        .executeTakeFirst();
+      const next = row?.next;
+      if (next === null || next === undefined) return this.pollMs;
+      return Math.max(0, Math.min(this.pollMs, Number(next) - this.options.clock.now() + 1));
+    } catch {
+      return this.pollMs;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.wakeRequested || !this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+}

@@ -1,0 +1,39 @@
+// The outbox write: jobs are rows inserted with the caller's `db`, which may be an open
+// transaction, so they exist exactly when the work that caused them was committed. Usable
+// without a queue instance (fan-out runs deep inside other verbs' transactions).
+import { PostgresAdapter, type Kysely } from "kysely";
+import { newId } from "../lib/ids.js";
+import type { Database, JobsTable } from "../store/schema.js";
+import type { NewJob } from "./contract.js";
+import { JOBS_CHANNEL } from "./queue-dialect.js";
+import { signalJobsAdded } from "./wake.js";
+import { sql } from "kysely";
+
+/** Rows per INSERT, well under both databases' parameter limits. */
+const CHUNK = 500;
+
+export function isPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: number = Date.now()): Promise<void> {
+  if (jobs.length === 0) return;
+  const rows: JobsTable[] = jobs.map((job) => ({
+    id: newId("job"),
+    type: job.type,
+    payload: JSON.stringify(job.payload ?? null),
+    user_id: job.userId ?? null,
+    run_at: job.runAt ?? now,
+    attempts: 0,
+    lease_token: null,
+    locked_until: null,
+    last_error: null,
+    created_at: now,
+  }));
+  for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
+  // Other processes hear of it on commit (NOTIFY is transactional); this process at once. An
+  // early in-process wake-up is harmless: a claim cannot see uncommitted rows (PostgreSQL) or
+  // waits for the open transaction to finish (SQLite's single connection).
+  if (isPostgres(db)) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
+  signalJobsAdded();
+}

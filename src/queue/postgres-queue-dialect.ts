@@ -1,0 +1,68 @@
+// PostgreSQL: claims take row locks with FOR UPDATE SKIP LOCKED, so concurrent workers in any
+// number of processes lease disjoint jobs without waiting on each other; wake-ups travel by
+// LISTEN/NOTIFY (a NOTIFY sent inside a transaction is delivered when it commits).
+import pg from "pg";
+import { sql, type Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database, JobsTable } from "../store/schema.js";
+import { JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
+
+const RECONNECT_DELAY_MS = 1000;
+
+export function postgresQueueDialect(databaseUrl: string, logger: Logger): QueueDialect {
+  return {
+    async claim(db: Kysely<Database>, r: ClaimRequest): Promise<JobsTable[]> {
+      const result = await sql<JobsTable>`
+        update jobs set lease_token = ${r.token}, locked_until = ${r.now + r.leaseMs}, attempts = attempts + 1
+        where id in (
+          select id from jobs
+          where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
+          order by run_at limit ${r.limit}
+          for update skip locked
+        )
+        returning *`.execute(db);
+      return result.rows;
+    },
+    async notify(db: Kysely<Database>) {
+      await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
+    },
+    async listen(onWake: () => void) {
+      let client: pg.Client | undefined;
+      let closed = false;
+      let retry: NodeJS.Timeout | undefined;
+      const connect = async (): Promise<void> => {
+        const next = new pg.Client({ connectionString: databaseUrl });
+        next.on("notification", () => onWake());
+        next.on("error", (error) => {
+          logger.warn({ err: error }, "queue LISTEN connection lost; reconnecting");
+          next.end().catch(() => undefined);
+          if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), RECONNECT_DELAY_MS);
+        });
+        try {
+          await next.connect();
+          await next.query(`LISTEN ${JOBS_CHANNEL}`);
+        } catch (error) {
+          next.end().catch(() => undefined);
+          if (closed) return;
+          logger.warn({ err: error }, "queue LISTEN failed; retrying");
+          retry = setTimeout(() => void connect().catch(() => undefined), RECONNECT_DELAY_MS);
+          return;
+        }
+        if (closed) {
+          await next.end().catch(() => undefined);
+          return;
+        }
+        client = next;
+        onWake(); // catch up on anything sent while disconnected
+      };
+      await connect();
+      return {
+        async close() {
+          closed = true;
+          if (retry) clearTimeout(retry);
+          await client?.end().catch(() => undefined);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The SQL that differs between SQLite and PostgreSQL, behind one interface (STYLE.md §3):
+// claiming due jobs under a lease, and cross-process wake-ups.
+import type { Kysely } from "kysely";
+import type { Database, JobsTable } from "../store/schema.js";
+
+export interface ClaimRequest {
+  type: string;
+  limit: number;
+  now: number;
+  leaseMs: number;
+  /** Written on the claimed rows; only its holder may finish or reschedule them. */
+  token: string;
+}
+
+export interface QueueDialect {
+  /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */
+  claim(db: Kysely<Database>, request: ClaimRequest): Promise<JobsTable[]>;
+  /** Tells other processes that jobs were added (inside `db`'s transaction when it is one). */
+  notify(db: Kysely<Database>): Promise<void>;
+  /** Subscribes to other processes' notifications; resolves once listening. */
+  listen(onWake: () => void): Promise<{ close(): Promise<void> }>;
+}
+
+export const JOBS_CHANNEL = "sluice_jobs";
