@@ -1,6 +1,6 @@
 // Workflows (issue 5): ordered code steps, an HTTP endpoint key, and the account's global
 // error workflow marked by `is_error_workflow` (one per account).
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -18,6 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("workflows_by_user").on("workflows").columns(["user_id", "created_at", "id"]).execute();
+  // At most one global error workflow per account, even when two errors create it lazily at once.
+  await db.schema.createIndex("workflows_one_error_workflow").on("workflows").column("user_id").unique().where(sql<boolean>`is_error_workflow = 1`).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,0 +1,71 @@
+// A request to a workflow's endpoint_url. Without $.respond in its steps the request is made
+// durable first (a queued run, written before answering) and answered 200 at once; with it, the
+// run happens now and the request waits for $.respond (or the run's end).
+import type { HttpResponseRecord } from "../../runtime/contract.js";
+import { notFound } from "../../lib/errors.js";
+import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
+import { assertWithinQuota } from "../usage/quota.js";
+
+export interface IncomingRequest {
+  endpointKey: string;
+  method: string;
+  /** The path after /w/<key>, "/" at least. */
+  path: string;
+  query: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer | undefined;
+  url: string;
+  clientIp: string;
+}
+
+export const ACCEPTED_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { success: true } } };
+
+export function requestEvent(request: IncomingRequest) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  return { method: request.method, path: request.path, query: request.query, headers, body: parseBody(request.rawBody, headers["content-type"]), url: request.url, client_ip: request.clientIp };
+}
+
+function parseBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
+  if (!raw || raw.length === 0) return null;
+  const text = raw.toString("utf8");
+  if (contentType && /json/i.test(contentType)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  if (contentType && /application\/x-www-form-urlencoded/i.test(contentType)) return Object.fromEntries(new URLSearchParams(text));
+  return text;
+}
+
+export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: IncomingRequest): Promise<HttpResponseRecord> {
+  const { ctx } = deps;
+  const workflow = await ctx.db.selectFrom("workflows").selectAll().where("endpoint_key", "=", request.endpointKey).executeTakeFirst();
+  if (!workflow || workflow.active !== 1) throw notFound();
+  await assertWithinQuota(ctx, workflow.user_id);
+  const event = requestEvent(request);
+
+  if (workflow.custom_response !== 1) {
+    const job: WorkflowRunJob = { userId: workflow.user_id, workflowId: workflow.id, event, trigger: "http", hops: 0 };
+    await deps.queue.enqueue(ctx.db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
+    return ACCEPTED_RESPONSE;
+  }
+
+  let answer: (response: HttpResponseRecord) => void = () => {};
+  const responded = new Promise<HttpResponseRecord>((resolve) => (answer = resolve));
+  const finished = runWorkflow(deps, { workflow, event, trigger: "http", hops: 0, onResponse: (response) => answer(response) }).then((result) => {
+    if (result.response) return result.response;
+    if (result.error) return failedResponse(result.error.kind, result.error.message);
+    return ACCEPTED_RESPONSE;
+  });
+  // The run goes on (storing its events) after an early $.respond; its faults are logged.
+  finished.catch((error) => ctx.logger.error({ err: error, workflowId: workflow.id }, "workflow run failed"));
+  return Promise.race([responded, finished]);
+}
+
+function failedResponse(kind: string, message: string): HttpResponseRecord {
+  const reason = kind === "error" ? `the workflow threw an error: ${message}` : kind === "timeout" ? "the workflow timed out" : kind === "memory" ? "the workflow ran out of memory" : "the workflow's runner crashed";
+  return { status: 500, headers: {}, body: { kind: "json", value: { error: reason, code: kind.toUpperCase() } } };
+}

@@ -1,0 +1,90 @@
+// One run of a workflow: its steps execute in the runner; then, in one transaction, its emits
+// (default stream), console output ($logs) and error ($errors) are stored — which delivers them
+// to subscribers — and an error is queued for the account's global error workflow. E-mails the
+// steps asked for are sent by the service afterwards, to the account owner only.
+import type { Ctx } from "../context.js";
+import type { JobQueue } from "../../queue/contract.js";
+import type { HttpResponseRecord } from "../../runtime/contract.js";
+import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
+import type { WorkflowsTable } from "../../store/schema.js";
+import type { Mailer } from "../../mail/mailer.js";
+import { appendEvents, type NewEvent } from "../events/append-events.js";
+import { announceEvents } from "../events/event-bus.js";
+import { runContext, workflowErrorEvent, type TriggerKind } from "./run-context.js";
+import { parseSteps } from "./workflow-view.js";
+import type { WorkflowRunner } from "./workflow-runner.js";
+import { recordUsage } from "../usage/record-usage.js";
+
+export interface WorkflowDeps {
+  ctx: Ctx;
+  runner: WorkflowRunner;
+  queue: JobQueue;
+  mailer: Mailer;
+}
+
+export const WORKFLOW_RUN_JOB = "workflow.run";
+
+/** A queued run: of one workflow, or (toErrorWorkflow) of the account's global error workflow. */
+export interface WorkflowRunJob {
+  userId: string;
+  workflowId?: string;
+  toErrorWorkflow?: boolean;
+  event: unknown;
+  trigger: TriggerKind;
+  hops: number;
+}
+
+/** Errors feeding error workflows feeding errors… stop this many hops from the first run. */
+export const MAX_HOPS = 8;
+const MAX_EMAILS_PER_RUN = 5;
+
+export async function runWorkflow(
+  deps: WorkflowDeps,
+  input: { workflow: WorkflowsTable; event: unknown; trigger: TriggerKind; hops: number; onResponse?: (response: HttpResponseRecord) => void },
+): Promise<WorkflowExecuteResult> {
+  const { ctx } = deps;
+  const { workflow } = input;
+  const steps = parseSteps(workflow);
+  const context = runContext(workflow, input.trigger, ctx.clock.now());
+  const result = await deps.runner.executeWorkflow(
+    { userId: workflow.user_id, workflowId: workflow.id, steps, event: input.event, context: { ...context }, timeoutMs: ctx.config.runTimeoutSeconds * 1000 },
+    { onResponse: input.onResponse },
+  );
+  // A workflow run counts like a source execution: one invocation and its compute time.
+  await recordUsage(ctx.db, workflow.user_id, ctx.clock.now(), result.durationMs);
+
+  const events: NewEvent[] = result.emits.map((payload) => ({ stream: "", event: payload }));
+  for (const log of result.logs) events.push({ stream: "$logs", event: { level: log.level, message: log.message } });
+  const failure = result.error;
+  const errorEvent = failure
+    ? workflowErrorEvent({ event: input.event, context, failure, cellId: result.failedStepId ?? steps[0]?.id ?? "", nowMs: ctx.clock.now() })
+    : undefined;
+  if (errorEvent) events.push({ stream: "$errors", event: errorEvent });
+
+  // The global error workflow's own errors are stored and delivered to explicit subscribers,
+  // but never sent back to it: that would loop.
+  const toErrorWorkflow = errorEvent && workflow.is_error_workflow !== 1 && input.hops < MAX_HOPS;
+  await ctx.db.transaction().execute(async (db) => {
+    await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
+    if (toErrorWorkflow) {
+      const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: input.hops + 1 };
+      await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
+    }
+  });
+  if (events.length > 0) announceEvents([workflow.id]);
+  await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
+  return result;
+}
+
+async function sendEmails(deps: WorkflowDeps, workflow: WorkflowsTable, emails: WorkflowExecuteResult["emails"]): Promise<void> {
+  if (emails.length === 0) return;
+  const owner = await deps.ctx.db.selectFrom("users").select("email").where("id", "=", workflow.user_id).executeTakeFirst();
+  if (!owner) return;
+  for (const email of emails) {
+    try {
+      await deps.mailer.send({ to: owner.email, subject: email.subject, text: email.text });
+    } catch (error) {
+      deps.ctx.logger.error({ err: error, workflowId: workflow.id }, "sending a workflow e-mail failed");
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { Type } from "@sinclair/typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { createWorkflow } from "../../domain/workflows/create-workflow.js";
+import { listWorkflows } from "../../domain/workflows/list-workflows.js";
+import { deleteWorkflow, getWorkflow, updateWorkflow } from "../../domain/workflows/manage-workflow.js";
+import { actorOf } from "../auth.js";
+import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
+import type { RouteModule } from "./index.js";
+
+const StepInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "keep a step's id when changing a workflow" })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "steps.<name> in later steps; step_<n> when absent" })),
+    code: Type.String({ minLength: 1, description: "a module whose default export has async run({ steps, $ })" }),
+  },
+  { additionalProperties: false },
+);
+const Steps = Type.Array(StepInput, { minItems: 1, maxItems: 50 });
+const Name = Type.String({ minLength: 1, maxLength: 256 });
+
+const Workflow = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  steps: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), code: Type.String() })),
+  active: Type.Boolean(),
+  endpoint_url: Type.String(),
+  global_error_workflow: Type.Boolean(),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+
+export const workflowRoutes: RouteModule = async (scope, { services }) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const ctx = services.ctx;
+  const runner = services.runner;
+  const tags = ["workflows"];
+
+  app.post(
+    "/workflows",
+    {
+      schema: {
+        tags,
+        summary: "Create a workflow from code steps",
+        querystring: ProjectionQuery,
+        body: Type.Object({ name: Type.Optional(Name), steps: Steps, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties }, { additionalProperties: false }),
+        response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: await createWorkflow({ ctx, runner, actor: actorOf(request), input: request.body }) }),
+  );
+
+  app.get(
+    "/users/me/workflows",
+    { schema: { tags, summary: "List the account's workflows (its global error workflow included)", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Workflow) }), ...errorResponses } } },
+    async (request) => listWorkflows({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
+  );
+
+  app.get(
+    "/workflows/:id",
+    { schema: { tags, summary: "Read a workflow", params: IdParams, querystring: ProjectionQuery, response: { 200: Type.Object({ data: Workflow }), ...errorResponses } } },
+    async (request) => ({ data: await getWorkflow({ ctx, actor: actorOf(request), id: request.params.id }) }),
+  );
+
+  app.put(
+    "/workflows/:id",
+    {
+      schema: {
+        tags,
+        summary: "Change a workflow's name, steps or active flag",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        body: Type.Object({ name: Type.Optional(Name), steps: Type.Optional(Steps), active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties }, { additionalProperties: false }),
+        response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: await updateWorkflow({ ctx, runner, actor: actorOf(request), id: request.params.id, input: request.body }) }),
+  );
+
+  app.delete(
+    "/workflows/:id",
+    { schema: { tags, summary: "Delete a workflow and the subscriptions to and from it", params: IdParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await deleteWorkflow({ ctx, actor: actorOf(request), id: request.params.id });
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,160 @@
+// Runs inside a runner child process: loads each step module and calls its run({ steps, $ })
+// in order. The service never imports this file's behaviour for user code; it only receives
+// the plain-data result.
+import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "../contract.js";
+import type { EmailRequest, StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./contract.js";
+import { toResponseRecord } from "./respond.js";
+
+/** What the runner gives the step executor: its module loader and a way to answer early. */
+export interface StepHost {
+  /** Evaluates step code (ESM or CommonJS) and returns its module namespace or exports. */
+  load(code: string): Promise<unknown>;
+  /** Forwards `$.respond` to the service at once, before the run ends. */
+  respond(response: HttpResponseRecord): void;
+  /** Tells the service which step is running, so a kill can name it. */
+  stepStarted?(stepId: string): void;
+}
+
+class FlowExit extends Error {}
+
+/** The object holding `run`, whether the module used `export default` or `module.exports`. */
+export function stepDefinition(loaded: unknown): { run?: unknown } | undefined {
+  let value: any = loaded;
+  for (let i = 0; i < 2 && value && typeof value === "object" && "default" in value && value.default; i++) value = value.default;
+  return value && typeof value === "object" ? value : undefined;
+}
+
+export async function checkSteps(steps: WorkflowStepCode[], host: StepHost): Promise<StepProblem[]> {
+  const problems: StepProblem[] = [];
+  for (const step of steps) {
+    try {
+      const definition = stepDefinition(await host.load(step.code));
+      if (typeof definition?.run !== "function") {
+        problems.push({ stepId: step.id, stepName: step.name, message: "the default export must be an object with an async run({ steps, $ }) method" });
+      }
+    } catch (error) {
+      problems.push({ stepId: step.id, stepName: step.name, message: describe(error) });
+    }
+  }
+  return problems;
+}
+
+export async function runSteps(request: WorkflowExecuteRequest, host: StepHost): Promise<WorkflowExecuteResult> {
+  const started = Date.now();
+  const emits: unknown[] = [];
+  const emails: EmailRequest[] = [];
+  const logs: LogRecord[] = [];
+  const stepResults: WorkflowExecuteResult["stepResults"] = [];
+  let response: HttpResponseRecord | undefined;
+  let exited = false;
+  let error: ExecutionFailure | undefined;
+  let failedStepId: string | undefined;
+
+  const emit = (payload: unknown) => {
+    emits.push(jsonSafe(payload) ?? null);
+  };
+  const steps: Record<string, unknown> = { trigger: { event: request.event, context: request.context } };
+  const restoreConsole = captureConsole(logs);
+  const previousSend = (globalThis as any).$send;
+  (globalThis as any).$send = { emit };
+  try {
+    for (const step of request.steps) {
+      host.stepStarted?.(step.id);
+      const exports: Record<string, unknown> = {};
+      const $ = {
+        export(name: string, value: unknown) {
+          if (typeof name !== "string" || name === "" || name === "$return_value") throw new TypeError("$.export needs a name other than $return_value");
+          exports[name] = value;
+        },
+        flow: {
+          exit(reason?: string) {
+            throw new FlowExit(reason ?? "exit");
+          },
+        },
+        respond(options: unknown) {
+          if (response) return;
+          response = toResponseRecord(options);
+          host.respond(response);
+        },
+        send: {
+          emit,
+          email(message: { subject?: unknown; text?: unknown }) {
+            if (!message || typeof message !== "object") throw new TypeError("$.send.email needs { subject, text }");
+            emails.push({ subject: String(message.subject ?? "(no subject)").slice(0, 998), text: String(message.text ?? "") });
+          },
+        },
+      };
+      try {
+        const definition = stepDefinition(await host.load(step.code)) as { run?: (arg: unknown) => unknown } | undefined;
+        if (typeof definition?.run !== "function") throw new TypeError(`step "${step.name}" has no run({ steps, $ }) method`);
+        const returnValue = await definition.run.call(definition, { steps, $ });
+        steps[step.name] = { ...exports, $return_value: returnValue };
+        stepResults.push({ id: step.id, name: step.name, returnValue: jsonSafe(returnValue), exports: jsonSafe(exports) as Record<string, unknown> });
+      } catch (thrown) {
+        if (thrown instanceof FlowExit) {
+          steps[step.name] = { ...exports };
+          stepResults.push({ id: step.id, name: step.name, returnValue: undefined, exports: jsonSafe(exports) as Record<string, unknown> });
+          exited = true;
+          break;
+        }
+        error = failureOf(thrown);
+        failedStepId = step.id;
+        break;
+      }
+    }
+  } finally {
+    (globalThis as any).$send = previousSend;
+    restoreConsole();
+  }
+  return { emits, logs, emails, response, stepResults, exited, failedStepId, error, durationMs: Date.now() - started };
+}
+
+function failureOf(thrown: unknown): ExecutionFailure {
+  if (thrown instanceof Error) {
+    return { kind: "error", name: thrown.name || "Error", message: thrown.message, stack: thrown.stack ?? `${thrown.name}: ${thrown.message}` };
+  }
+  const message = typeof thrown === "string" ? thrown : safeStringify(thrown);
+  return { kind: "error", name: "Error", message, stack: `Error: ${message}` };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Values cross to the service as JSON; what JSON cannot carry becomes its nearest JSON form. */
+function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return String(value);
+  }
+}
+
+const LEVELS = ["log", "info", "warn", "error"] as const;
+
+/** Console output of the run becomes LogRecords (the workflow's $logs stream). */
+function captureConsole(logs: LogRecord[]): () => void {
+  const originals = LEVELS.map((level) => console[level]);
+  for (const level of LEVELS) {
+    console[level] = (...args: unknown[]) => {
+      logs.push({ level, message: args.map((a) => (typeof a === "string" ? a : safeInspect(a))).join(" "), ts: Date.now() });
+    };
+  }
+  return () => LEVELS.forEach((level, i) => (console[level] = originals[i] as any));
+}
+
+function safeInspect(value: unknown): string {
+  if (value instanceof Error) return value.stack ?? String(value);
+  return safeStringify(value);
+}
