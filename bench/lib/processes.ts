@@ -1,0 +1,82 @@
+// Servers under test run in their own processes, so the load generator (this process) does
+// not share their event loop. Each prints where it listens; we wait for that line.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { compiledRoot } from "./paths.js";
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function waitForLine(child: ChildProcess, match: (line: string) => string | undefined, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 60 s`)), 60_000);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      const found = match(line);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with code ${code} before it was ready`));
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+    });
+}
+
+/** A bare node:http server: the physical baseline every ratio is measured against. */
+export async function startBareServer(): Promise<RunningServer> {
+  const child = spawn(process.execPath, [join(compiledRoot(), "bench", "lib", "bare-http-server.js")], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await waitForLine(child, (line) => (line.startsWith("listening ") ? line.slice(10) : undefined), "bare server");
+  return { url, child, stop: stopper(child) };
+}
+
+/** Sluice itself, exactly as `npm start` runs it, on a fresh data directory. */
+export async function startSluiceServer(env: Record<string, string> = {}): Promise<RunningServer & { dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-"));
+  const child = spawn(process.execPath, [join(compiledRoot(), "src", "cli", "main.js"), "serve"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SLUICE_DATA_DIR: dataDir,
+      SLUICE_ADMIN_TOKEN: "bench-admin",
+      SLUICE_ALLOW_PRIVATE_EGRESS: "true",
+      SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+  });
+  const url = await waitForLine(
+    child,
+    (line) => {
+      if (!line.includes("sluice started")) return undefined;
+      try {
+        return JSON.parse(line).url as string;
+      } catch {
+        return undefined;
+      }
+    },
+    "sluice",
+  );
+  return { url, child, dataDir, stop: stopper(child) };
+}

@@ -1,0 +1,37 @@
+// `npm run bench`: every benchmark, each against a baseline measured in the same run, with
+// the targets of DESIGN.md §8. Results go to stdout and bench-results/latest.json.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runIngestBench } from "./ingest.js";
+import { repoRoot } from "./lib/paths.js";
+
+const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+function line(name: string, r: { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number }, extra = ""): string {
+  return `${name.padEnd(34)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${String(r.p50Ms).padStart(4)} ms  p99 ${String(r.p99Ms).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors} ${extra}`;
+}
+
+const pct = (ratio: number) => `${(ratio * 100).toFixed(1)} % of bare`;
+
+async function main(): Promise<void> {
+  const results: Record<string, unknown> = { node: process.version, durationSeconds, connections, at: new Date().toISOString() };
+  console.log(`Sluice benchmarks (Node ${process.version}, ${connections} connections, ${durationSeconds} s per run)\n`);
+
+  const ingest = await runIngestBench({ durationSeconds, connections });
+  results.ingest = ingest;
+  console.log(line("bare node:http (baseline)", ingest.bare));
+  console.log(line("HTTP source, customResponse", ingest.ingestCustomResponse, `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 20 %, p99 ≤ 25 ms)`));
+  console.log(line("HTTP source, 200 on acceptance", ingest.ingestAccepted, `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`));
+  console.log(line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 30 %)`));
+
+  const outDir = join(repoRoot(), "bench-results");
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "latest.json"), JSON.stringify(results, null, 2));
+  console.log(`\nwritten to bench-results/latest.json`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
