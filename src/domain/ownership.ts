@@ -38,6 +38,7 @@ export async function assertEmitter(ctx: Ctx, actor: Actor, id: string): Promise
 
 /** A listener is a workflow, source or webhook of the account. */
 export async function assertListener(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  if (id.includes("*")) throw invalid("listener_id must be one workflow, source or webhook id, not a glob");
   if (!LISTENER_PREFIXES.includes(idPrefix(id) ?? "")) {
     throw invalid("listener_id must be a workflow id (p_…), a source id (dc_…) or a webhook id (wh_…)");
   }
