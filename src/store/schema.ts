@@ -71,6 +71,37 @@ export interface WorkflowsTable {
   updated_at: number;
 }
 
+export interface SourcesTable {
+  id: string;
+  user_id: string;
+  component_id: string;
+  name: string;
+  name_slug: string;
+  configured_props: string; // JSON
+  active: number;
+  endpoint_key: string | null;
+  custom_response: number;
+  timer_interval_seconds: number | null;
+  timer_cron: string | null;
+  next_run_at: number | null;
+  state: string; // JSON: $.service.db
+  dedupe_state: string; // JSON
+  run_lock_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  emitter_id: string;
+  ms: number;
+  seq: number;
+  id: string; // "<ms>-<seq>"
+  user_id: string;
+  stream: string;
+  event: string; // JSON
+  metadata: string; // JSON
+}
+
 export interface ComponentsTable {
   id: string;
   user_id: string | null; // NULL for published registry components
@@ -133,6 +164,8 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   auto_subscriptions: AutoSubscriptionsTable;
   usage_daily: UsageDailyTable;
+  sources: SourcesTable;
+  events: EventsTable;
   workflows: WorkflowsTable;
   jobs: JobsTable;
   deliveries: DeliveriesTable;

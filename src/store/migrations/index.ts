@@ -2,12 +2,14 @@
 import type { Migration } from "kysely";
 import * as foundation from "./001-foundation.js";
 import * as components from "./002-components.js";
+import * as sourcesEvents from "./003-sources-events.js";
 import * as delivery from "./004-delivery.js";
 import * as workflows from "./005-workflows.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
   "002-components": components,
+  "003-sources-events": sourcesEvents,
   "004-delivery": delivery,
   "005-workflows": workflows,
 };

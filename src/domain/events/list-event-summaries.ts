@@ -1,0 +1,65 @@
+// Event summaries of one emitter's stream, newest first, with opaque cursors. Shared by
+// source and workflow routes; the caller checks that the emitter belongs to the actor.
+import type { Ctx } from "../context.js";
+import { invalid } from "../../lib/errors.js";
+import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
+import { parseEventId } from "./event-ids.js";
+import { eventSummary, type EventSummary } from "./event-summary.js";
+
+function cursorKey(cursor: string) {
+  const [, id] = decodeCursor(cursor);
+  const key = parseEventId(id);
+  if (!key) throw invalid("invalid cursor");
+  return key;
+}
+
+export async function listEventSummaries({ ctx, emitterId, stream, page, expand }: { ctx: Ctx; emitterId: string; stream: string; page: PageRequest; expand: boolean }): Promise<Page<EventSummary>> {
+  const base = ctx.db.selectFrom("events").where("emitter_id", "=", emitterId).where("stream", "=", stream);
+  const countRow = await base.select((eb) => eb.fn.countAll().as("n")).executeTakeFirst();
+  const total = Number(countRow?.n ?? 0);
+  let query = base.select(["id", "ms", "event", "metadata"]);
+  let rows;
+  if (page.before) {
+    const { ms, seq } = cursorKey(page.before);
+    rows = await query
+      .where((eb) => eb.or([eb("ms", ">", ms), eb.and([eb("ms", "=", ms), eb("seq", ">", seq)])]))
+      .orderBy("ms", "asc")
+      .orderBy("seq", "asc")
+      .limit(page.limit)
+      .execute();
+    rows.reverse();
+  } else {
+    if (page.after) {
+      const { ms, seq } = cursorKey(page.after);
+      query = query.where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]));
+    }
+    rows = await query.orderBy("ms", "desc").orderBy("seq", "desc").limit(page.limit).execute();
+  }
+  const data = rows.map((row) => eventSummary(row, expand));
+  const first = data[0];
+  const last = data[data.length - 1];
+  return {
+    page_info: {
+      total_count: total,
+      count: data.length,
+      start_cursor: first ? encodeCursor([first.indexed_at_ms, first.id]) : "",
+      end_cursor: last ? encodeCursor([last.indexed_at_ms, last.id]) : "",
+    },
+    data,
+  };
+}
+
+/** Events of a stream newer than `afterId`, oldest first (live tails). Always full events. */
+export async function eventsAfter({ ctx, emitterId, stream, afterId, limit }: { ctx: Ctx; emitterId: string; stream: string; afterId?: string; limit: number }): Promise<EventSummary[]> {
+  let query = ctx.db.selectFrom("events").select(["id", "ms", "event", "metadata"]).where("emitter_id", "=", emitterId).where("stream", "=", stream);
+  const key = afterId ? parseEventId(afterId) : undefined;
+  if (key) query = query.where((eb) => eb.or([eb("ms", ">", key.ms), eb.and([eb("ms", "=", key.ms), eb("seq", ">", key.seq)])]));
+  const rows = await query.orderBy("ms", "asc").orderBy("seq", "asc").limit(limit).execute();
+  return rows.map((row) => eventSummary(row, true));
+}
+
+/** The newest event id of a stream, so a live tail without Last-Event-ID starts from now. */
+export async function newestEventId(ctx: Ctx, emitterId: string, stream: string): Promise<string | undefined> {
+  const row = await ctx.db.selectFrom("events").select("id").where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(1).executeTakeFirst();
+  return row?.id;
+}

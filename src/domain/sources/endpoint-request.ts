@@ -1,0 +1,83 @@
+// A request to a source's HTTP endpoint. Without customResponse it is accepted durably (a
+// queued job, written before the 200) and run by a worker; with customResponse it runs now
+// and the request waits for this.http.respond.
+import { notFound } from "../../lib/errors.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
+import type { JobQueue } from "../../queue/contract.js";
+import { assertWithinQuota } from "../usage/quota.js";
+import { runSource, type SourceDeps } from "./run-source.js";
+import { runnableByEndpoint } from "./runnable-source.js";
+import { SOURCE_RUN_JOB } from "./source-jobs.js";
+
+export const ENDPOINT_BODY_LIMIT = 512 * 1024;
+
+export interface EndpointRequest {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
+  bodyRaw: string;
+  contentType: string | undefined;
+}
+
+export type EndpointOutcome = { kind: "accepted" } | { kind: "response"; response: HttpResponseRecord };
+
+const NO_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "none" } };
+
+function eventOf(request: EndpointRequest) {
+  let body: unknown = request.bodyRaw;
+  if (request.contentType && /json/i.test(request.contentType) && request.bodyRaw !== "") {
+    try {
+      body = JSON.parse(request.bodyRaw);
+    } catch {
+      // Not JSON after all: the code gets the raw text.
+    }
+  }
+  return { method: request.method, path: request.path, query: request.query, headers: request.headers, bodyRaw: request.bodyRaw, body };
+}
+
+export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueue; key: string; request: EndpointRequest }): Promise<EndpointOutcome> {
+  const { ctx } = deps;
+  const source = await runnableByEndpoint(ctx, deps.key);
+  if (!source || !source.active || !source.endpointKey) throw notFound();
+  await assertWithinQuota(ctx, source.userId);
+  const event = eventOf(deps.request);
+  if (!source.customResponse) {
+    await deps.queue.enqueue(ctx.db, [{ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }]);
+    return { kind: "accepted" };
+  }
+  return new Promise<EndpointOutcome>((resolve, reject) => {
+    let answered = false;
+    const answer = (outcome: EndpointOutcome) => {
+      if (answered) return;
+      answered = true;
+      resolve(outcome);
+    };
+    runSource(deps, { sourceId: source.id, entry: "run", event, countUsage: true, onResponse: (response) => answer({ kind: "response", response }) }).then(
+      (result) => {
+        if (answered) return;
+        if (!result) return reject(notFound());
+        if (result.response) return answer({ kind: "response", response: result.response });
+        if (result.error) return reject(executionFailed(result.error));
+        answer({ kind: "response", response: NO_RESPONSE });
+      },
+      (error) => {
+        if (!answered) reject(error);
+        else ctx.logger.error({ err: error, sourceId: source.id }, "source run failed after it responded");
+      },
+    );
+  });
+}
+
+/** A run that failed or was killed before it responded: a 500 naming the failure. */
+export class ExecutionFailedError extends Error {
+  constructor(readonly failure: ExecutionFailure) {
+    super(`${failure.kind}: ${failure.message}`);
+    this.name = "ExecutionFailedError";
+  }
+}
+
+function executionFailed(failure: ExecutionFailure): Error {
+  return new ExecutionFailedError(failure);
+}
+

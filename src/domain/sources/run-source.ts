@@ -1,0 +1,91 @@
+// One execution of a source: take its lock, run the entry point in a runner, then store in
+// one transaction what came out — emits (deduped, in meta.ts order), $logs, $errors, the
+// new $.service.db and dedupe state, the usage — and the deliveries those events cause.
+import type { Ctx } from "../context.js";
+import { appendEvents, type NewEvent } from "../events/append-events.js";
+import { announceEvents } from "../events/event-bus.js";
+import { recordUsage } from "../usage/record-usage.js";
+import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
+import { applyDedupe, type DedupeState } from "./dedupe.js";
+import { endpointUrl, runnableSource, type RunnableSource } from "./runnable-source.js";
+import { withSourceLock } from "./source-lock.js";
+
+export interface SourceDeps {
+  ctx: Ctx;
+  runner: CodeRunner;
+}
+
+export interface RunRequest {
+  sourceId: string;
+  entry: ExecuteRequest["entry"];
+  event?: unknown;
+  /** Hooks do not count as invocations; runs do. */
+  countUsage?: boolean;
+  onResponse?: (response: HttpResponseRecord) => void;
+  /** Use this instead of the cached source (lifecycle hooks of code being replaced). */
+  source?: RunnableSource;
+}
+
+/** The result of the execution, or undefined when the source does not exist (any more). */
+export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest): Promise<ExecuteResult | undefined> {
+  const source = request.source ?? (await runnableSource(ctx, request.sourceId));
+  if (!source) return undefined;
+  const timeoutMs = ctx.config.runTimeoutSeconds * 1000;
+  return withSourceLock(ctx, source.id, timeoutMs + 30_000, async (locked) => {
+    const result = await runner.execute(
+      {
+        userId: source.userId,
+        code: source.code,
+        codeUrl: source.codeUrl,
+        entry: request.entry,
+        event: request.event,
+        props: source.props,
+        state: locked.state,
+        context: { sourceId: source.id, endpointUrl: endpointUrl(ctx, source.endpointKey) ?? undefined },
+        timeoutMs,
+      },
+      { onResponse: request.onResponse },
+    );
+    const deduped = applyDedupe(source.metadata.dedupe, orderByTs(result.emits), locked.dedupe as DedupeState);
+    const events: NewEvent[] = [
+      ...deduped.emits.map((emit) => ({ stream: emit.meta.name ?? "", event: emit.event, meta: emit.meta })),
+      ...result.logs.map((log) => ({ stream: "$logs", event: { level: log.level, message: log.message } })),
+    ];
+    if (result.error) events.push(errorEvent(result.error, request.event));
+    const stored = await ctx.db.transaction().execute(async (tx) => {
+      const now = ctx.clock.now();
+      const updated = await tx
+        .updateTable("sources")
+        .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
+        .where("id", "=", source.id)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
+      if (request.countUsage) await recordUsage(tx, source.userId, now, result.durationMs);
+      return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
+    });
+    if (stored.length > 0) announceEvents([source.id]);
+    return result;
+  });
+}
+
+/** Emits of one execution in the order of their meta.ts; those without ts keep their place. */
+function orderByTs(emits: EmitRecord[]): EmitRecord[] {
+  let carry = -Infinity;
+  const keyed = emits.map((emit, index) => {
+    if (typeof emit.meta.ts === "number" && Number.isFinite(emit.meta.ts)) carry = emit.meta.ts;
+    return { emit, ts: carry, index };
+  });
+  keyed.sort((a, b) => a.ts - b.ts || a.index - b.index);
+  return keyed.map((k) => k.emit);
+}
+
+/** A source's $errors event: {error: {name, message, stack}, original_event}. */
+export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): NewEvent {
+  return { stream: "$errors", event: { error: { name: failure.name, message: failure.message, stack: failure.stack }, original_event: originalEvent ?? null } };
+}
+
+/** Records an $errors event without running the source (e.g. a run skipped over quota). */
+export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): Promise<void> {
+  const stored = await ctx.db.transaction().execute((tx) => appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] }));
+  if (stored.length > 0) announceEvents([source.id]);
+}

@@ -1,0 +1,85 @@
+// What running a source needs (its row's settings and its component's code), cached in
+// memory because the HTTP ingest path is hot. Updates and deletes in this process drop the
+// entry at once; entries also expire after a short time so other processes' changes show.
+import type { Ctx } from "../context.js";
+import { findComponent } from "../components/find-component.js";
+import type { ComponentMetadata } from "../../runtime/contract.js";
+import { resolveProps } from "./source-props.js";
+import { intervalSecondsOf } from "./timer-spec.js";
+
+const TTL_MS = 2000;
+
+export interface RunnableSource {
+  id: string;
+  userId: string;
+  active: boolean;
+  endpointKey: string | null;
+  customResponse: boolean;
+  code: string;
+  codeUrl: string | undefined;
+  metadata: ComponentMetadata;
+  props: Record<string, unknown>;
+  intervalSeconds: number | null;
+  loadedAt: number;
+}
+
+const byId = new Map<string, RunnableSource>();
+const idByEndpoint = new Map<string, string>();
+
+export function forgetSource(id: string): void {
+  const cached = byId.get(id);
+  if (cached?.endpointKey) idByEndpoint.delete(cached.endpointKey);
+  byId.delete(id);
+}
+
+const fresh = (entry: RunnableSource | undefined) => entry && performance.now() - entry.loadedAt < TTL_MS;
+
+export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSource | undefined> {
+  const cached = byId.get(id);
+  if (fresh(cached)) return cached;
+  const row = await ctx.db
+    .selectFrom("sources")
+    .select(["id", "user_id", "active", "endpoint_key", "custom_response", "component_id", "configured_props", "timer_interval_seconds", "timer_cron"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (!row) {
+    forgetSource(id);
+    return undefined;
+  }
+  const component = await findComponent({ ctx, actor: { userId: row.user_id }, idOrKey: row.component_id });
+  let props: Record<string, unknown> = {};
+  try {
+    props = resolveProps(component.metadata, JSON.parse(row.configured_props), 0).values;
+  } catch {
+    // Checked when the source was saved; a component changed since runs with what resolves.
+  }
+  const entry: RunnableSource = {
+    id: row.id,
+    userId: row.user_id,
+    active: Number(row.active) === 1,
+    endpointKey: row.endpoint_key,
+    customResponse: Number(row.custom_response) === 1,
+    code: component.code,
+    codeUrl: component.componentUrl ?? undefined,
+    metadata: component.metadata,
+    props,
+    intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
+    loadedAt: performance.now(),
+  };
+  forgetSource(id);
+  byId.set(id, entry);
+  if (entry.endpointKey) idByEndpoint.set(entry.endpointKey, id);
+  return entry;
+}
+
+export async function runnableByEndpoint(ctx: Ctx, endpointKey: string): Promise<RunnableSource | undefined> {
+  const knownId = idByEndpoint.get(endpointKey);
+  if (knownId) {
+    const entry = await runnableSource(ctx, knownId);
+    if (entry?.endpointKey === endpointKey) return entry;
+  }
+  const row = await ctx.db.selectFrom("sources").select("id").where("endpoint_key", "=", endpointKey).executeTakeFirst();
+  return row ? runnableSource(ctx, row.id) : undefined;
+}
+
+export const endpointUrl = (ctx: Ctx, key: string | null): string | null => (key ? `${ctx.config.publicUrl}/e/${key}` : null);

@@ -1,0 +1,115 @@
+// POST /sources/ and PUT /sources/{id}: create runs deploy then activate; update runs
+// deactivate with the old code, swaps code and props (same dc_ id), then activate.
+import type { Actor } from "../context.js";
+import { applyAutoSubscriptions } from "../subscriptions/auto-subscriptions.js";
+import type { SavedComponent } from "../components/component.js";
+import { invalid, notFound } from "../../lib/errors.js";
+import { newId, randomString } from "../../lib/ids.js";
+import type { SourcesTable } from "../../store/schema.js";
+import { runHooks } from "./lifecycle.js";
+import type { SourceDeps } from "./run-source.js";
+import { forgetSource, runnableSource } from "./runnable-source.js";
+import { componentForSource, type ComponentChoice } from "./source-component.js";
+import { resolveProps, slugify } from "./source-props.js";
+import { sourceView, type SourceView } from "./source-view.js";
+import { nextRunAfter } from "./timer-spec.js";
+import { registerOwnedResource } from "../ownership.js";
+
+// Subscriptions may name sources as emitters and listeners.
+registerOwnedResource("dc", "sources");
+
+export interface SaveSourceInput extends ComponentChoice {
+  name?: string;
+  configured_props?: Record<string, unknown>;
+  active?: boolean;
+}
+
+function checkConfiguredProps(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) throw invalid("configured_props must be an object");
+  return value as Record<string, unknown>;
+}
+
+/** The columns that follow from a component and its configured props. */
+function derivedColumns(deps: SourceDeps, component: SavedComponent, configured: Record<string, unknown>, active: boolean, endpointKey: string | null) {
+  const { ctx } = deps;
+  const resolved = resolveProps(component.metadata, configured, ctx.config.minTimerSeconds);
+  const now = ctx.clock.now();
+  return {
+    component_id: component.id,
+    configured_props: JSON.stringify(configured),
+    active: active ? 1 : 0,
+    endpoint_key: resolved.http ? (endpointKey ?? randomString(24).toLowerCase()) : null,
+    custom_response: resolved.http?.customResponse ? 1 : 0,
+    timer_interval_seconds: resolved.timer?.intervalSeconds ?? null,
+    timer_cron: resolved.timer?.cron ?? null,
+    next_run_at: resolved.timer && active ? nextRunAfter(resolved.timer, now) : null,
+    updated_at: now,
+  };
+}
+
+export async function createSource(deps: SourceDeps & { actor: Actor; input: SaveSourceInput }): Promise<SourceView> {
+  const { ctx, actor, input } = deps;
+  const component = await componentForSource(ctx, deps.runner, actor, input);
+  const configured = checkConfiguredProps(input.configured_props);
+  const name = input.name?.trim() || slugify(component.name);
+  const row: SourcesTable = {
+    id: newId("dc"),
+    user_id: actor.userId,
+    name,
+    name_slug: slugify(name),
+    state: "{}",
+    dedupe_state: "{}",
+    run_lock_until: null,
+    created_at: ctx.clock.now(),
+    ...derivedColumns(deps, component, configured, true, null),
+  };
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.insertInto("sources").values(row).execute();
+    await applyAutoSubscriptions({ ...ctx, db: tx }, actor.userId, row.id);
+  });
+  const runnable = await runnableSource(ctx, row.id);
+  if (runnable) await runHooks(deps, runnable, ["deploy", "activate"]);
+  return sourceView(ctx, row, component.metadata, { withUserId: true });
+}
+
+export async function findOwnedSource(deps: Pick<SourceDeps, "ctx">, actor: Actor, id: string): Promise<SourcesTable> {
+  const row = await deps.ctx.db.selectFrom("sources").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function updateSource(deps: SourceDeps & { actor: Actor; id: string; input: SaveSourceInput }): Promise<SourceView> {
+  const { ctx, actor, id, input } = deps;
+  const current = await findOwnedSource(deps, actor, id);
+  const component = await componentForSource(ctx, deps.runner, actor, input);
+  const configured = input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
+  const active = input.active ?? true;
+  const columns = derivedColumns(deps, component, configured, active, current.endpoint_key);
+  const name = input.name?.trim() || current.name;
+  const old = await runnableSource(ctx, id);
+  if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
+  const next: SourcesTable = { ...current, ...columns, name, name_slug: slugify(name) };
+  await ctx.db.updateTable("sources").set({ ...columns, name: next.name, name_slug: next.name_slug }).where("id", "=", id).execute();
+  forgetSource(id);
+  if (active) {
+    const fresh = await runnableSource(ctx, id);
+    if (fresh) await runHooks(deps, fresh, ["activate"]);
+  }
+  return sourceView(ctx, next, component.metadata, { withUserId: true });
+}
+
+/** Runs deactivate, then removes the source, its events and the subscriptions to and from it. */
+export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string }): Promise<void> {
+  const { ctx, actor, id } = deps;
+  const current = await findOwnedSource(deps, actor, id);
+  const runnable = await runnableSource(ctx, id);
+  if (runnable && Number(current.active) === 1) await runHooks(deps, runnable, ["deactivate"]);
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.deleteFrom("sources").where("id", "=", id).where("user_id", "=", actor.userId).execute();
+    await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
+    await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
+    await tx.deleteFrom("events").where("emitter_id", "=", id).execute();
+  });
+  forgetSource(id);
+}

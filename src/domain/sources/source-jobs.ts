@@ -1,0 +1,57 @@
+// Background work of sources, run by workers from the durable queue: HTTP requests accepted
+// without a custom response, timer runs, deliveries from subscriptions and event deletions.
+import type { JobQueue } from "../../queue/contract.js";
+import { deleteEventRange, type EventRange } from "../events/delete-events.js";
+import { quotaExceeded } from "../usage/quota.js";
+import { recordSourceError, runSource, type SourceDeps } from "./run-source.js";
+import { runnableSource } from "./runnable-source.js";
+
+export const SOURCE_RUN_JOB = "source.run";
+export const SOURCE_TIMER_JOB = "source.timer";
+export const EVENTS_DELETE_JOB = "events.delete";
+
+export interface TimerJobPayload {
+  sourceId: string;
+  timestamp: number; // unix seconds
+}
+
+export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void {
+  const { ctx, queue } = deps;
+  queue.handle(SOURCE_RUN_JOB, async (job) => {
+    const source = await runnableSource(ctx, job.payload.sourceId);
+    if (!source?.active) return;
+    await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event, countUsage: true });
+  });
+  queue.handle(SOURCE_TIMER_JOB, async (job) => {
+    await runTimer(deps, job.payload as TimerJobPayload);
+  });
+  queue.handle(EVENTS_DELETE_JOB, async (job) => {
+    const payload = job.payload as { emitterId: string } & EventRange;
+    await deleteEventRange(ctx.db, payload.emitterId, payload);
+  });
+}
+
+/** A timer fired: run the source, or report on $errors that the quota skipped the run. */
+export async function runTimer(deps: SourceDeps, payload: TimerJobPayload): Promise<void> {
+  const source = await runnableSource(deps.ctx, payload.sourceId);
+  if (!source?.active) return;
+  const event = { timestamp: payload.timestamp, interval_seconds: source.intervalSeconds };
+  const exceeded = await quotaExceeded(deps.ctx, source.userId);
+  if (exceeded) {
+    await recordSourceError(deps.ctx, source, { name: "QuotaExceeded", message: `scheduled run skipped: ${exceeded}`, stack: "" }, event);
+    return;
+  }
+  await runSource(deps, { sourceId: source.id, entry: "run", event, countUsage: true });
+}
+
+/** A subscription delivered an event to this source: run it with that event. */
+export async function runSourceForDelivery(deps: SourceDeps, delivery: { listenerId: string; event: unknown }): Promise<void> {
+  const source = await runnableSource(deps.ctx, delivery.listenerId);
+  if (!source?.active) return;
+  const exceeded = await quotaExceeded(deps.ctx, source.userId);
+  if (exceeded) {
+    await recordSourceError(deps.ctx, source, { name: "QuotaExceeded", message: `delivered event skipped: ${exceeded}`, stack: "" }, delivery.event);
+    return;
+  }
+  await runSource(deps, { sourceId: source.id, entry: "run", event: delivery.event, countUsage: true });
+}

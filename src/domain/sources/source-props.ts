@@ -1,0 +1,59 @@
+// Checks a source's configured_props against its component's props and derives what the
+// source needs: the plain values for the runner, the timer, the HTTP interface.
+import { invalid } from "../../lib/errors.js";
+import type { ComponentMetadata, ConfigurableProp } from "../../runtime/contract.js";
+import { timerSpecOf, type TimerSpec } from "./timer-spec.js";
+
+export const TIMER = "$.interface.timer";
+export const HTTP = "$.interface.http";
+export const DB = "$.service.db";
+
+export interface ResolvedProps {
+  /** Values of plain and app props, by name (what `this.<prop>` holds in the runner). */
+  values: Record<string, unknown>;
+  timer: TimerSpec | null;
+  http: { customResponse: boolean } | null;
+}
+
+export function resolveProps(metadata: ComponentMetadata, configured: Record<string, unknown>, minTimerSeconds: number): ResolvedProps {
+  const values: Record<string, unknown> = {};
+  let timer: TimerSpec | null = null;
+  let http: ResolvedProps["http"] = null;
+  for (const prop of metadata.configurable_props) {
+    if (prop.type === TIMER) timer = timerSpecOf(prop, configured[prop.name], minTimerSeconds);
+    else if (prop.type === HTTP) http = { customResponse: Boolean(prop.customResponse) };
+    else if (prop.type !== DB) {
+      const value = configured[prop.name] ?? prop.default;
+      if (value === undefined && !prop.optional && !isApp(prop)) throw invalid(`configured_props.${prop.name} is required`);
+      if (value !== undefined) values[prop.name] = value;
+    }
+  }
+  return { values, timer, http };
+}
+
+const isApp = (prop: ConfigurableProp) => prop.type === "app";
+
+/** configured_props as the API shows it: timer and HTTP shapes, plain values as configured. */
+export function configuredPropsView(metadata: ComponentMetadata, configured: Record<string, unknown>, derived: { timer: TimerSpec | null; intervalSeconds: number | null; endpointUrl: string | null }): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  for (const prop of metadata.configurable_props) {
+    if (prop.type === TIMER) view[prop.name] = { cron: derived.timer?.cron ?? null, interval_seconds: derived.intervalSeconds };
+    else if (prop.type === HTTP) view[prop.name] = { endpoint_url: derived.endpointUrl };
+    else if (prop.type === DB) continue;
+    else {
+      const value = configured[prop.name] ?? prop.default;
+      if (value !== undefined) view[prop.name] = value;
+    }
+  }
+  return view;
+}
+
+export function slugify(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 100) || "source"
+  );
+}

@@ -1,0 +1,67 @@
+// Timer props: where the schedule comes from (configured_props override, then the prop's
+// default, then the legacy placement on the prop itself) and when a timer runs next.
+import { Cron } from "croner";
+import { invalid } from "../../lib/errors.js";
+import type { ConfigurableProp } from "../../runtime/contract.js";
+
+export const DEFAULT_TIMER_SECONDS = 900;
+
+export interface TimerSpec {
+  intervalSeconds: number | null;
+  cron: string | null;
+}
+
+function fromObject(value: unknown): TimerSpec | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const v = value as Record<string, unknown>;
+  const cron = typeof v.cron === "string" && v.cron.trim() ? v.cron.trim() : null;
+  const raw = v.intervalSeconds ?? v.interval_seconds;
+  const interval = raw === undefined || raw === null ? null : Number(raw);
+  if (cron === null && interval === null) return undefined;
+  return { intervalSeconds: cron ? null : interval, cron };
+}
+
+export function timerSpecOf(prop: ConfigurableProp, configured: unknown, minSeconds: number): TimerSpec {
+  const spec = fromObject(configured) ?? fromObject(prop.default) ?? fromObject(prop) ?? { intervalSeconds: DEFAULT_TIMER_SECONDS, cron: null };
+  if (spec.cron) {
+    const gap = cronGapSeconds(spec.cron, prop.name);
+    if (gap < minSeconds) throw invalid(`configured_props.${prop.name}: the cron schedule runs every ${gap} s; the minimum is ${minSeconds} s`);
+    return spec;
+  }
+  const seconds = spec.intervalSeconds;
+  if (seconds === null || !Number.isInteger(seconds)) throw invalid(`configured_props.${prop.name}: intervalSeconds must be an integer`);
+  if (seconds < minSeconds) throw invalid(`configured_props.${prop.name}: intervalSeconds must be at least ${minSeconds}`);
+  return spec;
+}
+
+function cronOf(pattern: string, propName = "timer"): Cron {
+  try {
+    return new Cron(pattern, { timezone: "UTC", paused: true });
+  } catch (error) {
+    throw invalid(`configured_props.${propName}: invalid cron expression "${pattern}" (${(error as Error).message})`);
+  }
+}
+
+/** The shortest gap between the next few runs of a cron schedule, in seconds. */
+function cronGapSeconds(pattern: string, propName: string): number {
+  const runs = cronOf(pattern, propName).nextRuns(6, new Date(Date.UTC(2030, 0, 1)));
+  if (runs.length < 2) throw invalid(`configured_props.${propName}: the cron expression "${pattern}" does not repeat`);
+  let gap = Infinity;
+  for (let i = 1; i < runs.length; i++) gap = Math.min(gap, ((runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime()) / 1000);
+  return Math.round(gap);
+}
+
+/** The interval shown in configured_props and passed in the run event. */
+export function intervalSecondsOf(spec: TimerSpec): number {
+  if (spec.intervalSeconds !== null) return spec.intervalSeconds;
+  return spec.cron ? cronGapSeconds(spec.cron, "timer") : DEFAULT_TIMER_SECONDS;
+}
+
+/** The first run strictly after `afterMs`: after downtime this is one run, never a burst. */
+export function nextRunAfter(spec: TimerSpec, afterMs: number): number {
+  if (spec.cron) {
+    const next = cronOf(spec.cron).nextRun(new Date(afterMs));
+    return next ? next.getTime() : afterMs + DEFAULT_TIMER_SECONDS * 1000;
+  }
+  return afterMs + (spec.intervalSeconds ?? DEFAULT_TIMER_SECONDS) * 1000;
+}
