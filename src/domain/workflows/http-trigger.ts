@@ -55,7 +55,7 @@ export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: Incomin
 
   let answer: (response: HttpResponseRecord) => void = () => {};
   const responded = new Promise<HttpResponseRecord>((resolve) => (answer = resolve));
-  const finished = runWorkflow(deps, { workflow, event, trigger: "http", hops: 0, onResponse: (response) => answer(response) }).then((result) => {
+  const finished = runWorkflow(deps, { workflow, event, trigger: "http", onResponse: (response) => answer(response) }).then((result) => {
     if (result.response) return result.response;
     if (result.error) return failedResponse(result.error.kind, result.error.message);
     return ACCEPTED_RESPONSE;

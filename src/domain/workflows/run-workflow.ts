@@ -8,6 +8,7 @@ import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
+import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../../delivery/hops.js";
 import { appendEvents, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
 import { runContext, workflowErrorEvent, type TriggerKind } from "./run-context.js";
@@ -34,13 +35,11 @@ export interface WorkflowRunJob {
   hops: number;
 }
 
-/** Errors feeding error workflows feeding errors… stop this many hops from the first run. */
-export const MAX_HOPS = 8;
 const MAX_EMAILS_PER_RUN = 5;
 
 export async function runWorkflow(
   deps: WorkflowDeps,
-  input: { workflow: WorkflowsTable; event: unknown; trigger: TriggerKind; hops: number; onResponse?: (response: HttpResponseRecord) => void },
+  input: { workflow: WorkflowsTable; event: unknown; trigger: TriggerKind; onResponse?: (response: HttpResponseRecord) => void },
 ): Promise<WorkflowExecuteResult> {
   const { ctx } = deps;
   const { workflow } = input;
@@ -62,12 +61,14 @@ export async function runWorkflow(
   if (errorEvent) events.push({ stream: "$errors", event: errorEvent });
 
   // The global error workflow's own errors are stored and delivered to explicit subscribers,
-  // but never sent back to it: that would loop.
-  const toErrorWorkflow = errorEvent && workflow.is_error_workflow !== 1 && input.hops < MAX_HOPS;
+  // but never sent back to it: that would loop. Runs started by deliveries carry a hop count
+  // (src/delivery/hops.ts); the error workflow's run is one hop further, within the same limit.
+  const hops = currentDeliveryHops();
+  const toErrorWorkflow = errorEvent && workflow.is_error_workflow !== 1 && hops + 1 < MAX_DELIVERY_HOPS;
   await ctx.db.transaction().execute(async (db) => {
     await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
     if (toErrorWorkflow) {
-      const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: input.hops + 1 };
+      const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
       await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
     }
   });

@@ -1,6 +1,7 @@
 // Runs that start outside an HTTP request: queued runs (accepted HTTP requests, errors for the
 // global error workflow, replays) and deliveries from subscriptions.
 import type { Ctx } from "../context.js";
+import { withDeliveryHops } from "../../delivery/hops.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { ensureErrorWorkflow } from "./error-workflow.js";
 import { runWorkflow, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
@@ -13,19 +14,18 @@ function findWorkflow(ctx: Ctx, userId: string, id: string): Promise<WorkflowsTa
 export async function handleWorkflowRunJob(deps: WorkflowDeps, job: WorkflowRunJob): Promise<void> {
   const workflow = job.toErrorWorkflow ? await ensureErrorWorkflow(deps.ctx, job.userId) : job.workflowId ? await findWorkflow(deps.ctx, job.userId, job.workflowId) : undefined;
   if (!workflow || workflow.active !== 1) return;
-  await runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger, hops: job.hops });
+  await withDeliveryHops(job.hops, () => runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger }));
 }
 
 export interface WorkflowDelivery {
   userId: string;
   listenerId: string;
   event: unknown;
-  hops: number;
 }
 
-/** A subscription delivered an event to a workflow: run it with that event. */
+/** A subscription delivered an event to a workflow: run it with that event (the dispatcher sets the hop count). */
 export async function handleWorkflowDelivery(deps: WorkflowDeps, delivery: WorkflowDelivery): Promise<void> {
   const workflow = await findWorkflow(deps.ctx, delivery.userId, delivery.listenerId);
   if (!workflow || workflow.active !== 1) return;
-  await runWorkflow(deps, { workflow, event: delivery.event, trigger: "subscription", hops: delivery.hops });
+  await runWorkflow(deps, { workflow, event: delivery.event, trigger: "subscription" });
 }

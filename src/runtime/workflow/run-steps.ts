@@ -1,14 +1,18 @@
 // Runs inside a runner child process: loads each step module and calls its run({ steps, $ })
-// in order. The service never imports this file's behaviour for user code; it only receives
-// the plain-data result.
-import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "../contract.js";
-import type { EmailRequest, StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./contract.js";
+// in order. The service only ever receives the plain-data result.
+import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
+import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./contract.js";
 import { toResponseRecord } from "./respond.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
-export interface StepHost {
-  /** Evaluates step code (ESM or CommonJS) and returns its module namespace or exports. */
-  load(code: string): Promise<unknown>;
+export interface StepRef {
+  id: string;
+  name: string;
+}
+
+export interface StepHost<S extends StepRef> {
+  /** Evaluates a step's module (ESM or CommonJS) and returns its namespace or exports. */
+  load(step: S): Promise<unknown>;
   /** Forwards `$.respond` to the service at once, before the run ends. */
   respond(response: HttpResponseRecord): void;
   /** Tells the service which step is running, so a kill can name it. */
@@ -24,11 +28,11 @@ export function stepDefinition(loaded: unknown): { run?: unknown } | undefined {
   return value && typeof value === "object" ? value : undefined;
 }
 
-export async function checkSteps(steps: WorkflowStepCode[], host: StepHost): Promise<StepProblem[]> {
+export async function checkSteps<S extends StepRef>(steps: S[], host: StepHost<S>): Promise<StepProblem[]> {
   const problems: StepProblem[] = [];
   for (const step of steps) {
     try {
-      const definition = stepDefinition(await host.load(step.code));
+      const definition = stepDefinition(await host.load(step));
       if (typeof definition?.run !== "function") {
         problems.push({ stepId: step.id, stepName: step.name, message: "the default export must be an object with an async run({ steps, $ }) method" });
       }
@@ -39,11 +43,11 @@ export async function checkSteps(steps: WorkflowStepCode[], host: StepHost): Pro
   return problems;
 }
 
-export async function runSteps(request: WorkflowExecuteRequest, host: StepHost): Promise<WorkflowExecuteResult> {
-  const started = Date.now();
+export type StepsOutcome = Omit<WorkflowExecuteResult, "logs" | "durationMs">;
+
+export async function runSteps<S extends StepRef>(request: { steps: S[]; event: unknown; context: Record<string, unknown> }, host: StepHost<S>): Promise<StepsOutcome> {
   const emits: unknown[] = [];
   const emails: EmailRequest[] = [];
-  const logs: LogRecord[] = [];
   const stepResults: WorkflowExecuteResult["stepResults"] = [];
   let response: HttpResponseRecord | undefined;
   let exited = false;
@@ -54,7 +58,6 @@ export async function runSteps(request: WorkflowExecuteRequest, host: StepHost):
     emits.push(jsonSafe(payload) ?? null);
   };
   const steps: Record<string, unknown> = { trigger: { event: request.event, context: request.context } };
-  const restoreConsole = captureConsole(logs);
   const previousSend = (globalThis as any).$send;
   (globalThis as any).$send = { emit };
   try {
@@ -85,7 +88,7 @@ export async function runSteps(request: WorkflowExecuteRequest, host: StepHost):
         },
       };
       try {
-        const definition = stepDefinition(await host.load(step.code)) as { run?: (arg: unknown) => unknown } | undefined;
+        const definition = stepDefinition(await host.load(step)) as { run?: (arg: unknown) => unknown } | undefined;
         if (typeof definition?.run !== "function") throw new TypeError(`step "${step.name}" has no run({ steps, $ }) method`);
         const returnValue = await definition.run.call(definition, { steps, $ });
         steps[step.name] = { ...exports, $return_value: returnValue };
@@ -104,9 +107,8 @@ export async function runSteps(request: WorkflowExecuteRequest, host: StepHost):
     }
   } finally {
     (globalThis as any).$send = previousSend;
-    restoreConsole();
   }
-  return { emits, logs, emails, response, stepResults, exited, failedStepId, error, durationMs: Date.now() - started };
+  return { emits, emails, response, stepResults, exited, failedStepId, error };
 }
 
 function failureOf(thrown: unknown): ExecutionFailure {
@@ -139,22 +141,4 @@ function jsonSafe(value: unknown): unknown {
   } catch {
     return String(value);
   }
-}
-
-const LEVELS = ["log", "info", "warn", "error"] as const;
-
-/** Console output of the run becomes LogRecords (the workflow's $logs stream). */
-function captureConsole(logs: LogRecord[]): () => void {
-  const originals = LEVELS.map((level) => console[level]);
-  for (const level of LEVELS) {
-    console[level] = (...args: unknown[]) => {
-      logs.push({ level, message: args.map((a) => (typeof a === "string" ? a : safeInspect(a))).join(" "), ts: Date.now() });
-    };
-  }
-  return () => LEVELS.forEach((level, i) => (console[level] = originals[i] as any));
-}
-
-function safeInspect(value: unknown): string {
-  if (value instanceof Error) return value.stack ?? String(value);
-  return safeStringify(value);
 }

@@ -1,0 +1,12 @@
+// The runner's message types and their handlers. Other entry points (the workflow steps of
+// issue 5) add a line here.
+import { execute } from "./execute.js";
+import { inspect } from "./inspect.js";
+import type { Handler } from "./protocol.js";
+import { workflowHandlers } from "../workflow/child-handlers.js";
+
+export const handlers: Record<string, Handler> = {
+  inspect,
+  execute,
+  ...workflowHandlers,
+};

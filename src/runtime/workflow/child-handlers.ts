@@ -1,0 +1,43 @@
+// Runner-side handlers for workflows, added to the child's handler table (child/handlers.ts):
+// "workflow.check" checks step modules at save time, "workflow.run" runs a workflow's steps.
+// Step modules were written by the service into the account's module folder, like components.
+import { pathToFileURL } from "node:url";
+import { captureLogs } from "../child/console-capture.js";
+import type { HandlerTools } from "../child/protocol.js";
+import type { LogRecord } from "../contract.js";
+import type { StepProblem } from "./contract.js";
+import { checkSteps, runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
+
+export interface PreparedStep {
+  id: string;
+  name: string;
+  entryPath: string;
+}
+
+/** Intermediate events a workflow run sends to the service before it completes. */
+export type WorkflowRunEvent = { response: unknown } | { stepStarted: string };
+
+function host(tools?: HandlerTools): StepHost<PreparedStep> {
+  return {
+    load: (step) => import(pathToFileURL(step.entryPath).href),
+    respond: (response) => tools?.emitEvent({ response }),
+    stepStarted: (stepId) => tools?.emitEvent({ stepStarted: stepId }),
+  };
+}
+
+export async function workflowCheck(payload: { steps: PreparedStep[] }): Promise<StepProblem[]> {
+  return checkSteps(payload.steps, host());
+}
+
+export async function workflowRun(payload: { steps: PreparedStep[]; event: unknown; context: Record<string, unknown> }, tools: HandlerTools): Promise<StepsOutcome & { logs: LogRecord[] }> {
+  const logs: LogRecord[] = [];
+  captureLogs(logs);
+  try {
+    const outcome = await runSteps(payload, host(tools));
+    return { ...outcome, logs };
+  } finally {
+    captureLogs(undefined);
+  }
+}
+
+export const workflowHandlers = { "workflow.check": workflowCheck, "workflow.run": workflowRun };

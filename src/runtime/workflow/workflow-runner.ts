@@ -1,0 +1,76 @@
+// The service side of workflow runs: writes each step's module like a component's (npm
+// imports, SDK helpers) and asks an account's runner to check or run them. Implements the
+// workflow part of CodeRunner on the runtime's process pool and module store.
+import { ServiceError } from "../../lib/errors.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
+import type { ModuleStore } from "../modules/module-store.js";
+import type { ProcessPool } from "../process-pool.js";
+import type { PreparedStep } from "./child-handlers.js";
+import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./contract.js";
+
+export interface WorkflowRunnerDeps {
+  pool: ProcessPool;
+  modules: ModuleStore;
+  /** The default wall-clock limit of a run (config.runTimeoutSeconds). */
+  timeoutMs: number;
+}
+
+type Prepared = { ok: true; steps: PreparedStep[] } | { ok: false; step: WorkflowStepCode; message: string };
+
+async function prepareSteps(modules: ModuleStore, userId: string, steps: WorkflowStepCode[]): Promise<Prepared> {
+  const prepared: PreparedStep[] = [];
+  for (const step of steps) {
+    try {
+      prepared.push({ id: step.id, name: step.name, entryPath: await modules.prepare({ userId, code: step.code }) });
+    } catch (error) {
+      // A package that cannot be had or an import that cannot be resolved: bad code, not a fault.
+      if (error instanceof ServiceError && error.code === "VALIDATION") return { ok: false, step, message: error.message };
+      throw error;
+    }
+  }
+  return { ok: true, steps: prepared };
+}
+
+export async function checkWorkflowSteps(deps: WorkflowRunnerDeps, input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]> {
+  const prepared = await prepareSteps(deps.modules, input.userId, input.steps);
+  if (!prepared.ok) return [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }];
+  const outcome = await deps.pool.run(input.userId, { type: "workflow.check", payload: { steps: prepared.steps } }, { timeoutMs: deps.timeoutMs });
+  if (outcome.ok) return outcome.result as StepProblem[];
+  const first = input.steps[0]!;
+  return [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }];
+}
+
+export async function executeWorkflow(
+  deps: WorkflowRunnerDeps,
+  request: WorkflowExecuteRequest,
+  options: { onResponse?: (response: HttpResponseRecord) => void } = {},
+): Promise<WorkflowExecuteResult> {
+  const started = performance.now();
+  const empty = { emits: [], logs: [], emails: [], stepResults: [], exited: false };
+  const prepared = await prepareSteps(deps.modules, request.userId, request.steps);
+  if (!prepared.ok) {
+    const error: ExecutionFailure = { kind: "error", name: "ImportError", message: prepared.message, stack: `ImportError: ${prepared.message}` };
+    return { ...empty, error, failedStepId: prepared.step.id, durationMs: performance.now() - started };
+  }
+  let running: string | undefined = request.steps[0]?.id;
+  let response: HttpResponseRecord | undefined;
+  const outcome = await deps.pool.run(
+    request.userId,
+    { type: "workflow.run", payload: { steps: prepared.steps, event: request.event, context: request.context } },
+    {
+      timeoutMs: request.timeoutMs ?? deps.timeoutMs,
+      onEvent: (event) => {
+        const data = event as { response?: HttpResponseRecord; stepStarted?: string };
+        if (data.stepStarted) running = data.stepStarted;
+        if (data.response && !response) {
+          response = data.response;
+          options.onResponse?.(data.response);
+        }
+      },
+    },
+  );
+  const durationMs = performance.now() - started;
+  if (outcome.ok) return { ...(outcome.result as Omit<WorkflowExecuteResult, "durationMs">), durationMs };
+  // Killed (timeout, memory) or crashed: what the run did so far is lost with its runner.
+  return { ...empty, ...(response ? { response } : {}), error: outcome.failure, failedStepId: running, durationMs };
+}
