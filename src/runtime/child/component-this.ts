@@ -1,0 +1,117 @@
+// The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
+// interface objects ($.service.db, $.interface.http, timers, app props with bound methods).
+import type { EmitRecord, HttpResponseRecord } from "../contract.js";
+import { propSpec, timerDefault } from "./props.js";
+
+export interface ExecutionEffects {
+  emits: EmitRecord[];
+  state: Record<string, unknown>;
+  response?: HttpResponseRecord;
+  onResponse(response: HttpResponseRecord): void;
+}
+
+const MAX_EMITS = 10_000;
+
+export function componentThis(
+  definition: Record<string, any>,
+  input: { props: Record<string, unknown>; context: { sourceId: string; endpointUrl?: string } },
+  effects: ExecutionEffects,
+): Record<string, any> {
+  const self: Record<string, any> = {};
+  const props = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
+  for (const [name, raw] of Object.entries(props)) {
+    const spec = propSpec(raw);
+    const configured = input.props[name];
+    switch (spec.type) {
+      case "$.service.db":
+        self[name] = dbInterface(effects);
+        break;
+      case "$.interface.http":
+        self[name] = httpInterface(input.context.endpointUrl, effects);
+        break;
+      case "$.interface.timer":
+        self[name] = configured ?? timerDefault(spec) ?? null;
+        break;
+      case "app":
+        self[name] = appInstance(raw as Record<string, any>, configured);
+        break;
+      default:
+        self[name] = configured !== undefined ? configured : spec.default;
+    }
+  }
+  for (const [name, method] of Object.entries((definition.methods ?? {}) as Record<string, unknown>)) {
+    if (typeof method === "function") self[name] = method.bind(self);
+  }
+  self.$emit = (event: unknown, meta?: Record<string, unknown>) => {
+    if (effects.emits.length >= MAX_EMITS) throw new Error(`an execution may emit at most ${MAX_EMITS} events`);
+    effects.emits.push({ event: toJson(event), meta: emitMeta(meta) });
+  };
+  self.$sourceId = input.context.sourceId;
+  return self;
+}
+
+function toJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+}
+
+function emitMeta(meta: Record<string, unknown> | undefined): EmitRecord["meta"] {
+  const out: EmitRecord["meta"] = {};
+  if (!meta || typeof meta !== "object") return out;
+  if (typeof meta.id === "string" || (typeof meta.id === "number" && Number.isFinite(meta.id))) out.id = meta.id;
+  if (typeof meta.name === "string" && meta.name !== "") out.name = meta.name;
+  if (typeof meta.summary === "string") out.summary = meta.summary;
+  const ts = typeof meta.ts === "string" ? Number(meta.ts) : meta.ts;
+  if (typeof ts === "number" && Number.isFinite(ts)) out.ts = ts;
+  return out;
+}
+
+function dbInterface(effects: ExecutionEffects) {
+  return {
+    get: (key: string) => {
+      const value = effects.state[String(key)];
+      return value === undefined ? undefined : structuredClone(value);
+    },
+    set: (key: string, value: unknown) => {
+      effects.state = { ...effects.state, [String(key)]: toJson(value) };
+    },
+  };
+}
+
+function httpInterface(endpoint: string | undefined, effects: ExecutionEffects) {
+  return {
+    endpoint,
+    respond(response: { status?: number | string; headers?: Record<string, unknown>; body?: unknown }) {
+      if (effects.response) return; // the first response wins; later calls are ignored
+      const record = httpResponse(response ?? {});
+      effects.response = record;
+      effects.onResponse(record);
+    },
+  };
+}
+
+function httpResponse(response: { status?: number | string; headers?: Record<string, unknown>; body?: unknown }): HttpResponseRecord {
+  const status = Number(response.status ?? 200);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers ?? {})) if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+  const body = response.body;
+  let encoded: HttpResponseRecord["body"];
+  if (body === undefined || body === null) encoded = { kind: "none" };
+  else if (typeof body === "string") encoded = { kind: "text", text: body };
+  else if (Buffer.isBuffer(body) || body instanceof Uint8Array) encoded = { kind: "base64", data: Buffer.from(body).toString("base64") };
+  else encoded = { kind: "json", value: toJson(body) };
+  return { status: Number.isInteger(status) && status >= 100 && status <= 599 ? status : 200, headers, body: encoded };
+}
+
+/** An app prop: its methods bound to an object holding `$auth` and the app's other fields. */
+function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
+  const app: Record<string, any> = {};
+  for (const [name, value] of Object.entries(definition ?? {})) if (name !== "methods") app[name] = value;
+  const auth = configured && typeof configured === "object" ? (configured as Record<string, any>).$auth : undefined;
+  app.$auth = auth ?? {};
+  for (const [name, method] of Object.entries((definition?.methods ?? {}) as Record<string, unknown>)) {
+    if (typeof method === "function") app[name] = method.bind(app);
+  }
+  return app;
+}

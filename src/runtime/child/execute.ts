@@ -1,0 +1,56 @@
+// Handler "execute": runs run(event) or a lifecycle hook of a component and returns what it
+// emitted, logged, stored and answered. An error thrown by the code is a result, not a failure
+// of the runner.
+import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../contract.js";
+import { captureLogs } from "./console-capture.js";
+import { componentThis, type ExecutionEffects } from "./component-this.js";
+import { loadComponent, requireRun } from "./load-component.js";
+import type { HandlerTools } from "./protocol.js";
+
+export interface ExecutePayload {
+  entryPath: string;
+  entry: "run" | "deploy" | "activate" | "deactivate";
+  event?: unknown;
+  props: Record<string, unknown>;
+  state: Record<string, unknown>;
+  context: { sourceId: string; endpointUrl?: string };
+}
+
+export type ChildExecuteResult = Omit<ExecuteResult, "durationMs">;
+
+export async function execute(payload: ExecutePayload, tools: HandlerTools): Promise<ChildExecuteResult> {
+  const logs: LogRecord[] = [];
+  const effects: ExecutionEffects = {
+    emits: [],
+    state: payload.state ?? {},
+    onResponse: (response: HttpResponseRecord) => tools.emitEvent({ response }),
+  };
+  captureLogs(logs);
+  let error: ChildExecuteResult["error"];
+  try {
+    const definition = await loadComponent(payload.entryPath);
+    requireRun(definition);
+    const self = componentThis(definition, payload, effects);
+    const fn = payload.entry === "run" ? definition.run : definition.hooks?.[payload.entry];
+    if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
+  } catch (thrown) {
+    error = errorData(thrown);
+  } finally {
+    captureLogs(undefined);
+  }
+  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(error ? { error } : {}) };
+}
+
+export function errorData(thrown: unknown): { kind: "error"; name: string; message: string; stack: string } {
+  if (thrown instanceof Error) return { kind: "error", name: thrown.name, message: thrown.message, stack: String(thrown.stack ?? "") };
+  const message = typeof thrown === "string" ? thrown : safeJson(thrown);
+  return { kind: "error", name: "Error", message, stack: "" };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

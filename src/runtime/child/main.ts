@@ -1,0 +1,54 @@
+// Entry of a runner child process (started by src/runtime/process-pool.ts with Node's
+// permission model and an empty environment). It hardens the process, installs the egress
+// guard and the console capture, then serves requests from the service one at a time.
+import { installConsoleCapture } from "./console-capture.js";
+import { installEgressGuard } from "./egress.js";
+import { errorData } from "./execute.js";
+import { harden } from "./harden.js";
+import { handlers } from "./handlers.js";
+import { InvalidComponentError } from "./load-component.js";
+import type { ChildMessage, RequestMessage } from "./protocol.js";
+
+const allowPrivate = process.argv.includes("--allow-private-egress");
+const send = process.send!.bind(process) as (message: ChildMessage) => boolean;
+
+harden();
+installEgressGuard(allowPrivate);
+installConsoleCapture();
+const identity = <T>(value: T): T => value;
+for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
+
+let current: number | undefined;
+
+// An error escaping user code asynchronously (a throw in a stray timer) fails the execution in
+// progress, and the runner asks to be recycled since its state can no longer be trusted.
+function onStrayError(thrown: unknown): void {
+  if (current !== undefined) {
+    const id = current;
+    current = undefined;
+    send({ id, type: "failed", error: errorData(thrown), recycle: true });
+  } else {
+    send({ id: -1, type: "failed", error: errorData(thrown), recycle: true });
+  }
+}
+process.on("uncaughtException", onStrayError);
+process.on("unhandledRejection", onStrayError);
+
+process.on("message", async (message: RequestMessage) => {
+  const handler = handlers[message?.type];
+  if (!handler) {
+    send({ id: message?.id, type: "failed", error: { name: "Error", message: `unknown request type ${message?.type}`, stack: "" } });
+    return;
+  }
+  current = message.id;
+  try {
+    const result = await handler(message.payload, { emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }) });
+    if (current === message.id) send({ id: message.id, type: "done", result });
+  } catch (thrown) {
+    if (current === message.id) send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError } });
+  } finally {
+    if (current === message.id) current = undefined;
+  }
+});
+
+send({ type: "ready" });

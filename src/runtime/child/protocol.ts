@@ -1,0 +1,31 @@
+// Messages between the service and a runner child process (over the fork IPC channel).
+// The service sends one request at a time to a runner; the runner answers with `done` or
+// `failed`, and may send `event`s before that (e.g. an early HTTP response).
+
+export interface RequestMessage {
+  id: number;
+  type: string; // a key of the child's handler table (child/handlers.ts)
+  payload: unknown;
+}
+
+/** An error of the code being run, as plain data. `validation` marks bad code at inspection. */
+export interface ErrorData {
+  name: string;
+  message: string;
+  stack: string;
+  validation?: boolean;
+}
+
+export type ChildMessage =
+  | { type: "ready" }
+  | { id: number; type: "event"; event: unknown }
+  | { id: number; type: "done"; result: unknown; recycle?: boolean }
+  | { id: number; type: "failed"; error: ErrorData; recycle?: boolean };
+
+/** What a handler in the child receives besides its payload. */
+export interface HandlerTools {
+  /** Sends an intermediate event to the service before the request completes. */
+  emitEvent(event: unknown): void;
+}
+
+export type Handler = (payload: any, tools: HandlerTools) => Promise<unknown>;

@@ -1,0 +1,97 @@
+// The CodeRunner (contract.ts) over a pool of sandboxed runner processes. The service only
+// prepares files (fetching relative imports, installing npm packages); the code itself is
+// evaluated in a runner of the calling account, never in the service.
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config.js";
+import { ServiceError, invalid } from "../lib/errors.js";
+import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord } from "./contract.js";
+import type { ChildExecuteResult } from "./child/execute.js";
+import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
+import { createNpmCache } from "./modules/npm-cache.js";
+import { permissionFlags } from "./node-flags.js";
+import { packageRoot } from "./package-root.js";
+import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
+
+const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
+
+/** Folders and files a runner may read besides its account's module folder. */
+export function runnerCodePaths(): string[] {
+  // The whole compiled runtime folder: the component child and the workflow steps (issue 5).
+  return [RUNTIME_DIR + "/", join(RUNTIME_DIR, "..", "delivery", "egress-guard.js"), join(packageRoot(), "package.json")];
+}
+
+export interface ComponentRunner extends CodeRunner {
+  modules: ModuleStore;
+  pool: ProcessPool;
+}
+
+export interface RunnerSettings {
+  dataDir: string;
+  runTimeoutSeconds: number;
+  runMemoryMb: number;
+  allowPrivateEgress: boolean;
+  pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
+}
+
+export function runnerSettings(config: Config): RunnerSettings {
+  return { dataDir: config.dataDir, runTimeoutSeconds: config.runTimeoutSeconds, runMemoryMb: config.runMemoryMb, allowPrivateEgress: config.allowPrivateEgress };
+}
+
+export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
+  const runtimeData = join(settings.dataDir, "runtime");
+  const npm = createNpmCache(join(runtimeData, "packages"));
+  const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
+  mkdirSync(npm.dir, { recursive: true });
+  const codePaths = runnerCodePaths();
+  const pool = createProcessPool({
+    script: join(RUNTIME_DIR, "child", "main.js"),
+    args: settings.allowPrivateEgress ? ["--allow-private-egress"] : [],
+    memoryMb: settings.runMemoryMb,
+    execArgv: (userId) => {
+      const accountDir = modules.accountDir(userId);
+      mkdirSync(accountDir, { recursive: true });
+      return permissionFlags([...codePaths, npm.dir + "/", accountDir + "/"]);
+    },
+    ...settings.pool,
+  });
+  const defaultTimeoutMs = settings.runTimeoutSeconds * 1000;
+
+  return {
+    modules,
+    pool,
+
+    async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
+      const entryPath = await modules.prepare({ userId, code, codeUrl });
+      const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
+      if (outcome.ok) return outcome.result as ComponentMetadata;
+      const { failure } = outcome;
+      if (failure.kind === "error") throw invalid(outcome.validation ? failure.message : `the component code failed while loading: ${failure.name}: ${failure.message}`);
+      throw invalid(`the component code could not be loaded: ${failure.message}`);
+    },
+
+    async execute(request, options = {}): Promise<ExecuteResult> {
+      const started = performance.now();
+      const base = { emits: [], logs: [], state: request.state };
+      let entryPath: string;
+      try {
+        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl });
+      } catch (error) {
+        const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
+        return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };
+      }
+      const payload = { entryPath, entry: request.entry, event: request.event, props: request.props, state: request.state, context: request.context };
+      const onEvent = (event: unknown) => {
+        const response = (event as { response?: HttpResponseRecord })?.response;
+        if (response) options.onResponse?.(response);
+      };
+      const outcome = await pool.run(request.userId, { type: "execute", payload }, { timeoutMs: request.timeoutMs ?? defaultTimeoutMs, onEvent });
+      const durationMs = performance.now() - started;
+      if (!outcome.ok) return { ...base, error: outcome.failure, durationMs };
+      return { ...(outcome.result as ChildExecuteResult), durationMs };
+    },
+
+    close: () => pool.close(),
+  };
+}

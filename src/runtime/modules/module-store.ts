@@ -1,0 +1,119 @@
+// Prepares component code for a runner: one folder per account and code hash under the data
+// folder, holding the entry module, the files its relative imports fetched from component_url,
+// and a node_modules of links into the shared npm cache. A runner may read only its own
+// account's folder (see src/runtime/component-runner.ts).
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { invalid } from "../../lib/errors.js";
+import { fetchComponentCode, parseCodeUrl } from "./fetch-code.js";
+import type { NpmCache } from "./npm-cache.js";
+import { SDK_MODULES, findSpecifiers, kindOf, looksLikeEsm, parsePackageSpecifier, rewriteSpecifiers } from "./specifiers.js";
+
+export interface ModuleStore {
+  /** The folder a runner of this account may read. */
+  accountDir(userId: string): string;
+  /** Writes the code and everything it imports; returns the entry module's path. */
+  prepare(input: { userId: string; code: string; codeUrl?: string }): Promise<string>;
+}
+
+const MAX_FILES = 100;
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** A folder name for an account id; ids are URL-safe already, anything else is hashed. */
+const safeName = (id: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : sha(id).slice(0, 32));
+
+export function createModuleStore(options: { dir: string; npm: NpmCache; allowPrivateEgress: boolean }): ModuleStore {
+  const prepared = new Map<string, Promise<string>>();
+
+  async function build(userId: string, code: string, codeUrl: string | undefined, hash: string): Promise<string> {
+    const accountDir = join(options.dir, safeName(userId));
+    const finalDir = join(accountDir, hash);
+    const entryName = `component${looksLikeEsm(code) ? ".mjs" : ".cjs"}`;
+    if (existsSync(join(finalDir, ".ready"))) return join(finalDir, entryName);
+    await mkdir(accountDir, { recursive: true });
+    const temp = await mkdtemp(join(accountDir, ".prepare-"));
+    try {
+      const files = new Map<string, string>(); // url → local file name
+      const links = new Map<string, string>(); // package name → installed folder
+      const baseUrl = codeUrl ? parseCodeUrl(codeUrl).toString() : undefined;
+      await writeModule(temp, entryName, code, baseUrl, files, links);
+      await mkdir(join(temp, "node_modules", "@sluice"), { recursive: true });
+      await writeSdk(join(temp, "node_modules"));
+      for (const [name, installed] of links) {
+        const link = join(temp, "node_modules", name);
+        await mkdir(dirname(link), { recursive: true });
+        if (!existsSync(link)) await symlink(installed, link, "dir");
+      }
+      await writeFile(join(temp, ".ready"), "");
+      try {
+        await rename(temp, finalDir);
+      } catch (error) {
+        if (!existsSync(join(finalDir, ".ready"))) throw error;
+      }
+      return join(finalDir, entryName);
+    } finally {
+      await rm(temp, { recursive: true, force: true }).catch(() => {});
+    }
+  }
+
+  async function writeModule(dir: string, fileName: string, code: string, baseUrl: string | undefined, files: Map<string, string>, links: Map<string, string>): Promise<void> {
+    const specifiers = findSpecifiers(code);
+    const replacements = new Map<number, string>();
+    for (const specifier of specifiers) {
+      const kind = kindOf(specifier.value);
+      if (kind === "builtin" || kind === "sdk") continue;
+      if (kind === "unsupported") throw invalid(`cannot import "${specifier.value}": only Node built-ins, npm packages and relative files can be imported`);
+      if (kind === "relative") {
+        if (!baseUrl) throw invalid(`cannot resolve the relative import "${specifier.value}" without a component_url`);
+        const url = new URL(specifier.value, baseUrl).toString();
+        let local = files.get(url);
+        if (!local) {
+          if (files.size >= MAX_FILES) throw invalid(`component imports more than ${MAX_FILES} files`);
+          const text = await fetchComponentCode(url, { allowPrivate: options.allowPrivateEgress });
+          const extension = /\.json$/i.test(new URL(url).pathname) ? ".json" : looksLikeEsm(text) ? ".mjs" : ".cjs";
+          local = `f_${sha(url).slice(0, 16)}${extension}`;
+          files.set(url, local);
+          if (extension === ".json") await writeFile(join(dir, local), text);
+          else await writeModule(dir, local, text, url, files, links);
+        }
+        replacements.set(specifier.start, `./${local}`);
+        continue;
+      }
+      const request = parsePackageSpecifier(specifier.value);
+      if (!request) throw invalid(`"${specifier.value}" is not a valid npm package name`);
+      if (!links.has(request.name)) links.set(request.name, await options.npm.install(request.name, request.version));
+      if (request.version !== undefined) replacements.set(specifier.start, request.name + request.subpath);
+    }
+    await writeFile(join(dir, fileName), rewriteSpecifiers(code, replacements, specifiers));
+  }
+
+  return {
+    accountDir: (userId) => join(options.dir, safeName(userId)),
+    prepare({ userId, code, codeUrl }) {
+      const hash = sha(`${code}\u0000${codeUrl ?? ""}`);
+      const key = `${userId}/${hash}`;
+      let promise = prepared.get(key);
+      if (!promise) {
+        promise = build(userId, code, codeUrl, hash);
+        prepared.set(key, promise);
+        promise.catch(() => prepared.delete(key));
+      }
+      return promise;
+    },
+  };
+}
+
+/** `import { defineComponent } from "@sluice/sdk"` (or "@pipedream/types"): the identity helpers. */
+async function writeSdk(nodeModules: string): Promise<void> {
+  const cjs = "const id = (x) => x;\nmodule.exports = { defineComponent: id, defineSource: id, defineApp: id, defineAction: id };\n";
+  const esm = "const id = (x) => x;\nexport const defineComponent = id, defineSource = id, defineApp = id, defineAction = id;\nexport default { defineComponent, defineSource, defineApp, defineAction };\n";
+  for (const name of SDK_MODULES) {
+    const dir = join(nodeModules, name);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", exports: { import: "./index.mjs", require: "./index.cjs" } }));
+    await writeFile(join(dir, "index.cjs"), cjs);
+    await writeFile(join(dir, "index.mjs"), esm);
+  }
+}
