@@ -13,6 +13,8 @@ import { createNpmCache } from "./modules/npm-cache.js";
 import { permissionFlags } from "./node-flags.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
+import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
+import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 
@@ -91,6 +93,13 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       if (!outcome.ok) return { ...base, error: outcome.failure, durationMs };
       return { ...(outcome.result as ChildExecuteResult), durationMs };
     },
+
+    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
+    executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
+
+    // Workflow steps (issue 5) run on the same pool and module store.
+    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
+    executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
 
     close: () => pool.close(),
   };

@@ -1,6 +1,7 @@
 // The contract between the service and the sandboxed code runner (src/runtime). The service
 // never evaluates user code itself: it sends code and inputs to a runner child process and
 // gets back plain data. Sources (issue 3) and workflows (issue 5) both use this interface.
+import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow/contract.js";
 
 /** One entry of a component's `configurable_props`, as the spec shows it. */
 export interface ConfigurableProp {
@@ -93,5 +94,9 @@ export interface CodeRunner {
    * execution ends, so an HTTP request can be answered early.
    */
   execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
+  /** Workflows (issue 5, src/runtime/workflow): checks step code at save time (problems, not throws). */
+  checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
+  /** Runs a workflow's steps in order; like execute(), resolves for failures of user code. */
+  executeWorkflow(request: WorkflowExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<WorkflowExecuteResult>;
   close(): Promise<void>;
 }
