@@ -41,9 +41,10 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
 
   const now = ctx.clock.now();
   const id = newId("u");
+  const taken = () => new ServiceError("CONFLICT", `username "${input.username}" is taken`);
   return ctx.db.transaction().execute(async (db) => {
-    const taken = await db.selectFrom("users").select("id").where("username", "=", input.username).executeTakeFirst();
-    if (taken) throw new ServiceError("CONFLICT", `username "${input.username}" is taken`);
+    const existing = await db.selectFrom("users").select("id").where("username", "=", input.username).executeTakeFirst();
+    if (existing) throw taken();
     await db
       .insertInto("users")
       .values({ id, username: input.username, email: input.email, plan, created_at: now, updated_at: now })
@@ -54,7 +55,16 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
       .execute();
     for (const hook of userCreatedHooks) await hook({ ...ctx, db }, id);
     return { id, username: input.username, email: input.email, plan, api_key: apiKey };
+  }).catch((error: unknown) => {
+    // Two requests (or two processes bootstrapping) raced past the check above.
+    throw isUniqueViolation(error) ? taken() : error;
   });
+}
+
+/** PostgreSQL's unique_violation, or SQLite's UNIQUE constraint failure. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 function invalidate(message: string): never {
