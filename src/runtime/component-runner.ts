@@ -14,7 +14,6 @@ import { permissionFlags } from "./node-flags.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
-import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 
@@ -97,9 +96,6 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
     executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
 
-    // Workflow steps (issue 5) run on the same pool and module store.
-    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
-    executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
 
     close: () => pool.close(),
   };

@@ -172,14 +172,13 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     const runner = await acquire(key);
     const outcome = await new Promise<PoolOutcome & { recycle?: boolean }>((resolve) => {
       const id = nextId++;
-      let timer: NodeJS.Timeout | undefined;
       const settle = (value: PoolOutcome & { recycle?: boolean }) => {
-        if (timer) clearTimeout(timer);
+        clearTimeout(timer);
         if (runner.pending?.id === id) runner.pending = undefined;
         resolve(value);
       };
       runner.pending = { id, settle, onEvent: runOptions.onEvent };
-      timer = setTimeout(() => {
+      const timer = setTimeout(() => {
         settle({ ok: false, failure: failure("timeout", `the execution timed out after ${runOptions.timeoutMs} ms`), recycle: true });
         kill(runner);
       }, runOptions.timeoutMs);
