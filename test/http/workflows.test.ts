@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.RETURN_EVENT_BODY }, { code: code.DOUBLE_PREVIOUS }, { code: code.EMIT_RESULTS }] })).body.data;
       const res = await trigger(wf.endpoint_url, { json: { n: 21 } });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { success: true });
+      assert.deepEqual(res.body, { status: "accepted" });
       const page = await eventually(async () => {
         const body = await summaries(account, wf.id);
         return body.data.length === 2 && body;

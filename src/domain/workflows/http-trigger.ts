@@ -18,7 +18,7 @@ export interface IncomingRequest {
   clientIp: string;
 }
 
-export const ACCEPTED_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { success: true } } };
+export const ACCEPTED_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { status: "accepted" } } };
 
 export function requestEvent(request: IncomingRequest) {
   const headers: Record<string, string> = {};

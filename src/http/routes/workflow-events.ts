@@ -2,16 +2,17 @@ import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { streamOf } from "../../domain/events/event-summary.js";
 import { replayWorkflowError } from "../../domain/workflows/replay-error.js";
-import { listWorkflowEventSummaries } from "../../domain/workflows/workflow-events.js";
+import { listWorkflowEventSummaries, openWorkflowTail } from "../../domain/workflows/workflow-events.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest } from "../common-schemas.js";
+import { streamEvents } from "../sse.js";
 import type { RouteModule } from "./index.js";
+import { EventSummary } from "./source-events.js";
 
 const SummaryQuery = Type.Object({
   ...PaginationQuery.properties,
   expand: Type.Optional(Type.String({ maxLength: 64, description: "expand=event returns events over 1 KB in full" })),
 });
-const EventSummary = Type.Object({ id: Type.String(), indexed_at_ms: Type.Integer(), event: Type.Unknown(), metadata: Type.Record(Type.String(), Type.Unknown()) });
 const SummaryPage = Type.Object({ page_info: PageInfo, data: Type.Array(EventSummary) });
 
 const expanded = (expand: string | undefined) => (expand ?? "").split(",").map((s) => s.trim()).includes("event");
@@ -48,6 +49,23 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request) => listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expanded(request.query.expand) }),
+  );
+
+  app.get(
+    "/workflows/:id/sse",
+    {
+      schema: {
+        tags,
+        summary: "Live tail: new event summaries as Server-Sent Events (?event_name=$errors or $logs; Last-Event-ID resumes)",
+        params: IdParams,
+        querystring: Type.Object({ event_name: Type.Optional(Type.String({ maxLength: 128 })) }),
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers["last-event-id"];
+      const tail = await openWorkflowTail({ ctx, actor: actorOf(request), id: request.params.id, eventName: request.query.event_name, lastEventId: typeof header === "string" ? header : undefined });
+      streamEvents(request, reply, tail);
+    },
   );
 
   app.post(
