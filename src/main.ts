@@ -4,10 +4,12 @@ import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Ctx } from "./domain/context.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
+import { registerDeliveryWorker } from "./delivery/delivery-worker.js";
 import { buildHttpApp } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
 import type { Services } from "./services.js";
+import { createJobQueue } from "./queue/create-job-queue.js";
 import { openStore } from "./store/store.js";
 
 export type Role = "api" | "worker" | "scheduler";
@@ -40,8 +42,12 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? pino({ level: config.logLevel });
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
-  const services: Services = { ctx, store };
+  const queue = createJobQueue({ store, clock: ctx.clock, logger });
+  const services: Services = { ctx, store, queue };
   const tasks: BackgroundTask[] = [];
+  // Handlers register with the queue before it starts (any module may add its own).
+  const delivery = registerDeliveryWorker({ ctx, queue });
+  tasks.push({ name: "delivery", stop: () => delivery.stop() });
 
   await bootstrap(ctx, options.onBootstrapKey);
 
@@ -52,6 +58,11 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+  }
+
+  if (roles.includes("worker")) {
+    queue.start();
+    tasks.push({ name: "queue", stop: () => queue.stop() });
   }
 
   let closed = false;

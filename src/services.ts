@@ -1,10 +1,12 @@
 // Everything the transports and workers need, built once by the composition root (main.ts).
 import type { Ctx } from "./domain/context.js";
+import type { JobQueue } from "./queue/contract.js";
 import type { Store } from "./store/store.js";
 
 export interface Services {
   ctx: Ctx;
   store: Store;
+  queue: JobQueue;
 }
 // Later issues add their services here: the code runner (src/runtime), the job queue
 // (src/queue), delivery, the scheduler. Add a field with a small, surgical edit.

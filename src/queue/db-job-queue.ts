@@ -1,6 +1,7 @@
 // The job queue over the database: a worker loop that claims due jobs under a lease, runs
 // their handlers with a per-type concurrency limit, keeps leases alive while handlers run,
 // and finishes or reschedules each job only while it still holds that job's lease.
+import { setMaxListeners } from "node:events";
 import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
@@ -77,6 +78,7 @@ export class DbJobQueue implements JobQueue {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
+    setMaxListeners(0, this.abort.signal); // one listener per running handler
     this.unsubscribe = onJobsAdded(() => this.wake());
     void this.options.dialect
       .listen(() => this.wake())

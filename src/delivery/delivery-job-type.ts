@@ -1,0 +1,2 @@
+// The queue job type that carries out one delivery; its payload is { deliveryId }.
+export const DELIVERY_JOB = "delivery";

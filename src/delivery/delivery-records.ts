@@ -1,0 +1,41 @@
+// Writing a delivery's outcome: its attempts (for visibility) and its status.
+import type { Kysely } from "kysely";
+import { newId } from "../lib/ids.js";
+import type { Database, DeliveriesTable } from "../store/schema.js";
+
+export const ATTEMPT_EXCERPT_CHARS = 2048;
+
+export interface AttemptRecord {
+  attemptedAt: number;
+  statusCode?: number;
+  durationMs: number;
+  responseExcerpt?: string;
+  error?: string;
+}
+
+export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord): Promise<void> {
+  await db
+    .insertInto("delivery_attempts")
+    .values({
+      id: newId("del").replace("del_", "att_"),
+      delivery_id: deliveryId,
+      attempted_at: attempt.attemptedAt,
+      status_code: attempt.statusCode ?? null,
+      duration_ms: Math.max(0, Math.round(attempt.durationMs)),
+      response_excerpt: attempt.responseExcerpt === undefined ? null : attempt.responseExcerpt.slice(0, ATTEMPT_EXCERPT_CHARS),
+      error: attempt.error === undefined ? null : attempt.error.slice(0, ATTEMPT_EXCERPT_CHARS),
+    })
+    .execute();
+}
+
+export async function setDeliveryState(
+  db: Kysely<Database>,
+  delivery: DeliveriesTable,
+  change: { status: DeliveriesTable["status"]; attempts: number; lastAttemptAt: number | null; nextAttemptAt: number | null; now: number },
+): Promise<void> {
+  await db
+    .updateTable("deliveries")
+    .set({ status: change.status, attempts: change.attempts, last_attempt_at: change.lastAttemptAt, next_attempt_at: change.nextAttemptAt, updated_at: change.now })
+    .where("id", "=", delivery.id)
+    .execute();
+}

@@ -1,0 +1,151 @@
+// Carries out delivery jobs: loads the delivery, hands it to its listener (a webhook POST, or
+// the handler registered for sources / workflows), records the attempt, and decides between
+// done, retry (schedule with jitter, Retry-After) and failed (reported on `$errors`).
+import type { Ctx } from "../domain/context.js";
+import { toError } from "../lib/errors.js";
+import { idPrefix } from "../lib/ids.js";
+import type { Job, JobQueue } from "../queue/contract.js";
+import { errorBackoffMs } from "../queue/db-job-queue.js";
+import type { DeliveriesTable, WebhooksTable } from "../store/schema.js";
+import { DELIVERY_JOB } from "./delivery-job-type.js";
+import { recordAttempt, setDeliveryState, type AttemptRecord } from "./delivery-records.js";
+import { EndpointLimiter } from "./endpoint-limiter.js";
+import { withDeliveryHops } from "./hops.js";
+import { listenerHandlerFor } from "./listener-handlers.js";
+import { reportExhaustedDelivery } from "./report-exhausted.js";
+import { nextRetryDelayMs } from "./retry-policy.js";
+import { createWebhookSender, type WebhookOutcome, type WebhookSender } from "./webhook-sender.js";
+
+export interface DeliveryWorkerOptions {
+  ctx: Ctx;
+  queue: JobQueue;
+  sender?: WebhookSender;
+  /** Deliveries in flight per process. */
+  concurrency?: number;
+  /** Deliveries in flight per listener (webhook, source or workflow). */
+  perListenerConcurrency?: number;
+}
+
+/** How long a delivery waits before looking again when its endpoint is at its limit. */
+const BUSY_RETRY_MS = 100;
+const NO_HANDLER_MAX_WAIT_MS = 60_000;
+const ROTATED_SECRET_VALID_MS = 24 * 3600_000;
+
+type Result = void | { retryAt: number };
+
+export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
+  const { ctx, queue } = options;
+  const sender = options.sender ?? createWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
+  const limiter = new EndpointLimiter(options.perListenerConcurrency ?? 8);
+
+  async function run(job: Job): Promise<Result> {
+    const delivery = await ctx.db.selectFrom("deliveries").selectAll().where("id", "=", job.payload.deliveryId).executeTakeFirst();
+    if (!delivery || delivery.status !== "pending") return; // done before, or resent as a new job
+    if (!limiter.tryAcquire(delivery.listener_id)) return { retryAt: ctx.clock.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS) };
+    try {
+      return idPrefix(delivery.listener_id) === "wh" ? await toWebhook(delivery, job) : await toListener(delivery, job);
+    } finally {
+      limiter.release(delivery.listener_id);
+    }
+  }
+
+  async function toWebhook(delivery: DeliveriesTable, job: Job): Promise<Result> {
+    const webhook = await ctx.db.selectFrom("webhooks").selectAll().where("id", "=", delivery.listener_id).where("user_id", "=", delivery.user_id).executeTakeFirst();
+    const now = ctx.clock.now();
+    if (!webhook || webhook.active !== 1) {
+      const error = webhook ? "webhook is inactive" : "webhook was deleted";
+      await recordAttempt(ctx.db, delivery.id, { attemptedAt: now, durationMs: 0, error });
+      await setDeliveryState(ctx.db, delivery, { status: "failed", attempts: delivery.attempts, lastAttemptAt: now, nextAttemptAt: null, now });
+      return;
+    }
+    const outcome = await sender.send({
+      url: webhook.url,
+      body: delivery.event,
+      webhookId: delivery.id,
+      timestampSeconds: Math.floor(now / 1000),
+      secrets: signingSecrets(webhook, now),
+      emitterId: delivery.emitter_id,
+      eventName: delivery.stream,
+      eventId: delivery.event_id,
+      signal: job.signal,
+    });
+    if (job.signal?.aborted && outcome.status === undefined) return { retryAt: ctx.clock.now() }; // shutdown: not an attempt
+    const attempt: AttemptRecord = { attemptedAt: now, statusCode: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.responseExcerpt, error: outcome.error };
+    if (outcome.status === 410) {
+      await ctx.db.updateTable("webhooks").set({ active: 0, updated_at: ctx.clock.now() }).where("id", "=", webhook.id).execute();
+    }
+    return settle(delivery, attempt, isSuccess(outcome), outcome.status === 410 ? "the endpoint answered 410 Gone; webhook disabled" : undefined, outcome.retryAfterMs);
+  }
+
+  async function toListener(delivery: DeliveriesTable, job: Job): Promise<Result> {
+    const handler = listenerHandlerFor(idPrefix(delivery.listener_id) ?? "");
+    // Nobody can run this kind of listener in this process yet: keep the delivery pending.
+    if (!handler) return { retryAt: ctx.clock.now() + Math.min(NO_HANDLER_MAX_WAIT_MS, errorBackoffMs(job.attempts)) };
+    const now = ctx.clock.now();
+    const started = performance.now();
+    let error: string | undefined;
+    try {
+      await withDeliveryHops(delivery.hops + 1, () =>
+        handler({
+          deliveryId: delivery.id,
+          userId: delivery.user_id,
+          listenerId: delivery.listener_id,
+          emitterId: delivery.emitter_id,
+          eventName: delivery.stream,
+          eventId: delivery.event_id,
+          event: JSON.parse(delivery.event),
+          hops: delivery.hops,
+        }),
+      );
+    } catch (thrown) {
+      error = toError(thrown).message || "listener handler failed";
+    }
+    return settle(delivery, { attemptedAt: now, durationMs: performance.now() - started, error }, error === undefined, undefined, undefined);
+  }
+
+  /** Records the attempt and moves the delivery to succeeded, failed, or its next retry. */
+  async function settle(delivery: DeliveriesTable, attempt: AttemptRecord, ok: boolean, finalReason: string | undefined, retryAfterMs: number | undefined): Promise<Result> {
+    const now = ctx.clock.now();
+    const attempts = delivery.attempts + 1;
+    await recordAttempt(ctx.db, delivery.id, attempt);
+    if (ok) {
+      await setDeliveryState(ctx.db, delivery, { status: "succeeded", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });
+      return;
+    }
+    const delay = finalReason ? undefined : nextRetryDelayMs(ctx.config.webhookRetryScheduleSeconds, attempts, retryAfterMs);
+    if (delay === undefined) {
+      await setDeliveryState(ctx.db, delivery, { status: "failed", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });
+      const reason = finalReason ?? `no success after ${attempts} attempt${attempts === 1 ? "" : "s"} (last: ${describe(attempt)})`;
+      await reportExhaustedDelivery(ctx, delivery, { attempts, lastStatus: attempt.statusCode, lastError: attempt.error, reason }).catch((err) =>
+        ctx.logger.error({ err, deliveryId: delivery.id }, "could not report a failed delivery"),
+      );
+      return;
+    }
+    const retryAt = now + delay;
+    await setDeliveryState(ctx.db, delivery, { status: "pending", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: retryAt, now });
+    return { retryAt };
+  }
+
+  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 256 });
+  return {
+    async stop() {
+      sender.close();
+    },
+  };
+}
+
+function isSuccess(outcome: WebhookOutcome): boolean {
+  return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+}
+
+function describe(attempt: AttemptRecord): string {
+  return attempt.error ?? `HTTP ${attempt.statusCode}`;
+}
+
+/** The current secret, and during a rotation the previous one for its 24 hours. */
+export function signingSecrets(webhook: WebhooksTable, now: number): string[] {
+  const previousValid = webhook.previous_secret && webhook.previous_secret_expires_at !== null && webhook.previous_secret_expires_at > now;
+  return previousValid ? [webhook.signing_secret, webhook.previous_secret!] : [webhook.signing_secret];
+}
+
+export { ROTATED_SECRET_VALID_MS };
