@@ -5,11 +5,13 @@ import type { Config } from "./config.js";
 import type { Ctx } from "./domain/context.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery/delivery-worker.js";
+import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
 import { buildHttpApp } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
 import type { Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
+import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { openStore } from "./store/store.js";
 
 export type Role = "api" | "worker" | "scheduler";
@@ -43,13 +45,17 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
   const queue = createJobQueue({ store, clock: ctx.clock, logger });
-  const services: Services = { ctx, store, queue };
+  const runner = createComponentRunner(runnerSettings(config));
+  const services: Services = { ctx, store, queue, runner };
   const tasks: BackgroundTask[] = [];
+  // First in, so stopped last: workers may still be running code while they stop.
+  tasks.push({ name: "runner", stop: () => runner.close() });
   // Handlers register with the queue before it starts (any module may add its own).
   const delivery = registerDeliveryWorker({ ctx, queue });
   tasks.push({ name: "delivery", stop: () => delivery.stop() });
 
   await bootstrap(ctx, options.onBootstrapKey);
+  await publishRegistry({ ctx, runner, dirs: registryDirs(config.registryDir) });
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;

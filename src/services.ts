@@ -1,12 +1,15 @@
 // Everything the transports and workers need, built once by the composition root (main.ts).
 import type { Ctx } from "./domain/context.js";
 import type { JobQueue } from "./queue/contract.js";
+import type { ComponentRunner } from "./runtime/component-runner.js";
 import type { Store } from "./store/store.js";
 
 export interface Services {
   ctx: Ctx;
   store: Store;
   queue: JobQueue;
+  /** The sandboxed code runner (a CodeRunner; pool and module store for the workflow runtime). */
+  runner: ComponentRunner;
 }
 // Later issues add their services here: the code runner (src/runtime), the job queue
 // (src/queue), delivery, the scheduler. Add a field with a small, surgical edit.

@@ -1,6 +1,7 @@
 // Route modules by audience. Each later resource adds its module to one of these lists.
 import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../../services.js";
+import { componentRoutes } from "./components.js";
 import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -9,7 +10,7 @@ export type RouteModule = FastifyPluginAsync<{ services: Services }>;
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, webhookRoutes, subscriptionRoutes]) {
+  for (const routes of [userRoutes, webhookRoutes, subscriptionRoutes, componentRoutes]) {
     await app.register(routes, { services });
   }
 };

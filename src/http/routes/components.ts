@@ -1,0 +1,68 @@
+import { Type } from "@sinclair/typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { componentView } from "../../domain/components/component.js";
+import { findComponent, findPublishedComponent } from "../../domain/components/find-component.js";
+import { saveComponent } from "../../domain/components/save-component.js";
+import { actorOf } from "../auth.js";
+import { errorResponses, ProjectionQuery } from "../common-schemas.js";
+import { paramsFrom } from "../params-from.js";
+import type { RouteModule } from "./index.js";
+
+const CodeFields = {
+  component_code: Type.Optional(Type.String({ maxLength: 2 * 1024 * 1024, description: "Full component code" })),
+  component_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: "Where the code lives (http or https; GitHub blob URLs are fetched raw)" })),
+};
+
+const ConfigurableProp = Type.Object({ name: Type.String(), type: Type.String() }, { additionalProperties: true });
+
+const Component = Type.Object({
+  id: Type.String(),
+  key: Type.Union([Type.String(), Type.Null()]),
+  code: Type.String(),
+  code_hash: Type.String(),
+  name: Type.String(),
+  version: Type.String(),
+  configurable_props: Type.Array(ConfigurableProp),
+  component_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+
+const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) });
+const Response = { 200: Type.Object({ data: Component }), ...errorResponses };
+
+export const componentRoutes: RouteModule = async (scope, { services }) => {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx, runner } = services;
+  const tags = ["components"];
+
+  app.post(
+    "/components",
+    {
+      schema: {
+        tags,
+        summary: "Save component code (component_code wins over component_url, which is then kept as metadata)",
+        body: Type.Object({ ...CodeFields, ...ProjectionQuery.properties }),
+        querystring: Type.Object({ ...CodeFields, ...ProjectionQuery.properties }),
+        response: Response,
+      },
+    },
+    async (request) => {
+      const params = paramsFrom<{ component_code?: string; component_url?: string }>(request);
+      const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url } });
+      return { data: componentView(component) };
+    },
+  );
+
+  app.get(
+    "/components/registry/:key",
+    { schema: { tags, summary: "Read a published registry component by key", params: KeyParams, querystring: ProjectionQuery, response: Response } },
+    async (request) => ({ data: componentView(await findPublishedComponent({ ctx, key: request.params.key })) }),
+  );
+
+  app.get(
+    "/components/:key",
+    { schema: { tags, summary: "Read a component of the account by key (the latest saved) or sc_ id", params: KeyParams, querystring: ProjectionQuery, response: Response } },
+    async (request) => ({ data: componentView(await findComponent({ ctx, actor: actorOf(request), idOrKey: request.params.key })) }),
+  );
+};
