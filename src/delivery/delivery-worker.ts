@@ -29,7 +29,6 @@ export interface DeliveryWorkerOptions {
 /** How long a delivery waits before looking again when its endpoint is at its limit. */
 const BUSY_RETRY_MS = 100;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
-const ROTATED_SECRET_VALID_MS = 24 * 3600_000;
 
 type Result = void | { retryAt: number };
 
@@ -147,5 +146,3 @@ export function signingSecrets(webhook: WebhooksTable, now: number): string[] {
   const previousValid = webhook.previous_secret && webhook.previous_secret_expires_at !== null && webhook.previous_secret_expires_at > now;
   return previousValid ? [webhook.signing_secret, webhook.previous_secret!] : [webhook.signing_secret];
 }
-
-export { ROTATED_SECRET_VALID_MS };

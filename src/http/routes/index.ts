@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../../services.js";
 import { componentRoutes } from "./components.js";
+import { deliveryRoutes } from "./deliveries.js";
 import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -10,7 +11,7 @@ export type RouteModule = FastifyPluginAsync<{ services: Services }>;
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, webhookRoutes, subscriptionRoutes, componentRoutes]) {
+  for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes]) {
     await app.register(routes, { services });
   }
 };
