@@ -4,6 +4,7 @@
 // subscription can forward it. It travels one hop further than the failed delivery, so a
 // `$errors` subscription to the same dead webhook cannot loop forever (src/delivery/hops.ts).
 import type { Ctx } from "../domain/context.js";
+import { appendEvents } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
 import type { DeliveriesTable } from "../store/schema.js";
 import { withDeliveryHops } from "./hops.js";
@@ -36,7 +37,14 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   ctx.logger.warn({ deliveryId: delivery.id, listenerId: delivery.listener_id, reason: info.reason }, "delivery failed for good");
   // The emitter may have been deleted since; then there is no stream to report on.
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
-  // Until appendEvents (src/domain/events, issue 3) lands, the report is only logged.
-  void withDeliveryHops;
-  void exhaustedErrorEvent;
+  await withDeliveryHops(delivery.hops + 1, () =>
+    ctx.db.transaction().execute((trx) =>
+      appendEvents(trx, {
+        userId: delivery.user_id,
+        emitterId: delivery.emitter_id,
+        nowMs: ctx.clock.now(),
+        events: [{ stream: "$errors", event: exhaustedErrorEvent(delivery, info) }],
+      }),
+    ),
+  );
 }
