@@ -5,7 +5,8 @@ import secureJson from "secure-json-parse";
 
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(/^application\/([a-z.+-]*\+)?json$/, { parseAs: "string" }, (_request, body, done) => {
+  // Parameters such as "; charset=utf-8" are part of the header Fastify matches against.
+  app.addContentTypeParser(/^application\/([a-z0-9.+-]*\+)?json\s*(;.*)?$/i, { parseAs: "string" }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === "") return done(null, undefined);
     try {

@@ -99,6 +99,13 @@ for (const dialect of DIALECTS) {
       const json = await alice.api.post("/webhooks", { url: "https://example.test/c", name: "from body" });
       assert.equal(json.status, 200, json.text);
       assert.equal(json.body.data.name, "from body");
+      for (const type of ["application/json; charset=utf-8", "application/json;charset=UTF-8", "Application/JSON"]) {
+        const typed = await alice.api.call("POST", "/webhooks", { raw: JSON.stringify({ url: "https://example.test/d", name: type }), headers: { "content-type": type } });
+        assert.equal(typed.status, 200, `${type}: ${typed.text}`);
+        assert.equal(typed.body.data.name, type);
+        const emptyTyped = await alice.api.call("POST", "/webhooks", { query: { url: "https://example.test/e" }, raw: "", headers: { "content-type": type } });
+        assert.equal(emptyTyped.status, 200, `${type}, empty: ${emptyTyped.text}`);
+      }
     });
 
     it("GET, PUT and DELETE one webhook", async () => {
