@@ -11,6 +11,8 @@ import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
 import type { Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
+import { registerSourceJobs } from "./domain/sources/source-jobs.js";
+import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { openStore } from "./store/store.js";
 
@@ -53,6 +55,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   // Handlers register with the queue before it starts (any module may add its own).
   const delivery = registerDeliveryWorker({ ctx, queue });
   tasks.push({ name: "delivery", stop: () => delivery.stop() });
+  registerSourceJobs({ ctx, runner, queue });
 
   await bootstrap(ctx, options.onBootstrapKey);
   await publishRegistry({ ctx, runner, dirs: registryDirs(config.registryDir) });
@@ -70,6 +73,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     queue.start();
     tasks.push({ name: "queue", stop: () => queue.stop() });
   }
+  if (roles.includes("scheduler")) tasks.push(startTimerLoop({ ctx, queue }));
 
   let closed = false;
   return {

@@ -8,7 +8,8 @@ import { nextRunAfter } from "../domain/sources/timer-spec.js";
 import { toUnixSeconds } from "../lib/clock.js";
 import type { JobQueue } from "../queue/contract.js";
 
-export async function fireDueTimers(ctx: Ctx, queue: JobQueue, batch = 200): Promise<number> {
+/** Returns the ids of the sources whose timers this call fired. */
+export async function fireDueTimers(ctx: Ctx, queue: JobQueue, batch = 200): Promise<string[]> {
   const now = ctx.clock.now();
   const due = await ctx.db
     .selectFrom("sources")
@@ -18,7 +19,7 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, batch = 200): Pro
     .orderBy("next_run_at", "asc")
     .limit(batch)
     .execute();
-  let fired = 0;
+  const fired: string[] = [];
   for (const timer of due) {
     const previous = Number(timer.next_run_at);
     const spec = { intervalSeconds: timer.timer_interval_seconds, cron: timer.timer_cron };
@@ -31,7 +32,7 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, batch = 200): Pro
       await queue.enqueue(tx, [{ type: SOURCE_TIMER_JOB, userId: timer.user_id, payload }]);
       return true;
     });
-    if (claimed) fired++;
+    if (claimed) fired.push(timer.id);
   }
   return fired;
 }

@@ -15,7 +15,7 @@ export function startTimerLoop({ ctx, queue, tickMs = 250 }: { ctx: Ctx; queue: 
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
     try {
-      while (!stopped && (await fireDueTimers(ctx, queue)) > 0) {
+      while (!stopped && (await fireDueTimers(ctx, queue)).length > 0) {
         // a full batch may leave more due timers: go on at once
       }
     } catch (error) {

@@ -21,6 +21,13 @@ async function makeWebhook(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+const COMPONENT_CODE = "module.exports = { key: \"route-table-component\", run() {} };";
+
+async function makeComponent(owner: Account): Promise<string> {
+  const res = await owner.api.post("/components", { component_code: COMPONENT_CODE });
+  return res.body.data.id;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/webhooks", query: () => ({ url: "https://example.test/x" }) },
@@ -36,4 +43,7 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown" }) },
   { method: "DELETE", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown", event_name: "" }) },
   { method: "POST", path: "/auto_subscriptions", query: () => ({ listener_id: "wh_unknown", event_name: "default" }) },
+  { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
+  { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
+  { method: "GET", path: "/components/registry/http-webhook" },
 ];

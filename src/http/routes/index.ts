@@ -3,6 +3,9 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../../services.js";
 import { componentRoutes } from "./components.js";
 import { deliveryRoutes } from "./deliveries.js";
+import { sourceEndpointRoutes } from "./source-endpoints.js";
+import { sourceEventRoutes } from "./source-events.js";
+import { sourceRoutes } from "./sources.js";
 import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -11,10 +14,12 @@ export type RouteModule = FastifyPluginAsync<{ services: Services }>;
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes]) {
+  for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes]) {
     await app.register(routes, { services });
   }
 };
 
 /** Routes without an API key: HTTP endpoints of sources and workflows. */
-export const publicRoutes: RouteModule = async (_app, _opts) => {};
+export const publicRoutes: RouteModule = async (app, { services }) => {
+  await app.register(sourceEndpointRoutes, { services });
+};

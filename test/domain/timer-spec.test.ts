@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { intervalSecondsOf, nextRunAfter, timerSpecOf } from "../../src/domain/sources/timer-spec.js";
+import { ServiceError } from "../../src/lib/errors.js";
+
+const prop = (extra: Record<string, unknown> = {}) => ({ name: "timer", type: "$.interface.timer", ...extra });
+
+describe("timer schedules", () => {
+  it("configured_props override the default, which overrides the legacy placement", () => {
+    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { intervalSeconds: 120 }, 15), { intervalSeconds: 120, cron: null });
+    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), undefined, 15), { intervalSeconds: 60, cron: null });
+    assert.deepEqual(timerSpecOf(prop({ cron: "0 * * * *" }), undefined, 15), { intervalSeconds: null, cron: "0 * * * *" });
+    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { cron: "*/5 * * * *" }, 15), { intervalSeconds: null, cron: "*/5 * * * *" });
+  });
+
+  it("refuses intervals and cron schedules under the minimum, and bad cron", () => {
+    assert.throws(() => timerSpecOf(prop(), { intervalSeconds: 5 }, 15), (e: unknown) => e instanceof ServiceError && e.code === "VALIDATION" && /at least 15/.test(e.message));
+    assert.throws(() => timerSpecOf(prop(), { cron: "* * * * * *" }, 15), (e: unknown) => e instanceof ServiceError && /minimum is 15/.test(e.message));
+    assert.throws(() => timerSpecOf(prop(), { cron: "not a cron" }, 15), (e: unknown) => e instanceof ServiceError && /invalid cron/.test(e.message));
+  });
+
+  it("computes the next run in UTC, strictly after the given time", () => {
+    const at = Date.UTC(2026, 0, 1, 10, 3, 0);
+    assert.equal(nextRunAfter({ intervalSeconds: 60, cron: null }, at), at + 60_000);
+    assert.equal(nextRunAfter({ intervalSeconds: null, cron: "*/5 * * * *" }, at), Date.UTC(2026, 0, 1, 10, 5, 0));
+    assert.equal(nextRunAfter({ intervalSeconds: null, cron: "0 12 * * *" }, at), Date.UTC(2026, 0, 1, 12, 0, 0));
+    assert.equal(intervalSecondsOf({ intervalSeconds: null, cron: "*/5 * * * *" }), 300);
+  });
+});

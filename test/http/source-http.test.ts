@@ -1,0 +1,175 @@
+// The public HTTP interface of sources: the event shape, durable 200, custom responses,
+// failures before responding, $.service.db, named streams, $logs, $errors, 413 and 404.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { DIALECTS } from "../helpers/dialects.js";
+import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+for (const dialect of DIALECTS) {
+  describe(`source HTTP endpoints [${dialect}]`, () => {
+    let app: TestApp;
+    let account: Account;
+    let scripted: any;
+    let endpoint: string;
+    before(async () => {
+      app = await startTestApp(dialect, { runTimeoutSeconds: 2 });
+      account = await app.newAccount();
+      scripted = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+      endpoint = scripted.configured_props.http.endpoint_url;
+    });
+    after(async () => app.close());
+
+    it("answers 200 at once and runs the code with {method, path, query, headers, bodyRaw, body}", async () => {
+      const res = await fetch(`${endpoint}/some/path?a=1&b=two`, { method: "PUT", headers: { "content-type": "application/json", "X-Custom-Header": "Value" }, body: JSON.stringify({ echo: true, n: 1 }) });
+      assert.equal(res.status, 200);
+      const [summary] = await waitForEvents(account.api, scripted.id, 1);
+      const event = summary.event;
+      assert.equal(event.method, "PUT");
+      assert.equal(event.path, "/some/path");
+      assert.deepEqual(event.query, { a: "1", b: "two" });
+      assert.equal(event.headers["x-custom-header"], "Value");
+      assert.equal(event.bodyRaw, JSON.stringify({ echo: true, n: 1 }));
+      assert.deepEqual(event.body, { echo: true, n: 1 });
+      assert.match(summary.id, /^\d+-\d+$/);
+      assert.equal(summary.metadata.emitter_id, scripted.id);
+      assert.equal(summary.metadata.name, "");
+      assert.equal(typeof summary.metadata.emit_id, "string");
+
+      const text = await fetch(endpoint, { method: "POST", headers: { "content-type": "text/plain" }, body: "plain words" });
+      assert.equal(text.status, 200);
+      const get = await fetch(`${endpoint}?x=1`);
+      assert.equal(get.status, 200);
+    });
+
+    it("keeps $.service.db across executions and emits on named streams, with the emit's meta", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const url = source.configured_props.http.endpoint_url;
+      for (let i = 0; i < 5; i++) assert.equal((await post(url, {})).status, 200);
+      const counts = await waitForEvents(account.api, source.id, 5, { event_name: "counter" });
+      assert.deepEqual(counts.map((s) => s.event.count), [5, 4, 3, 2, 1], "no execution lost another's write");
+      assert.equal(counts[0].metadata.name, "counter");
+      assert.deepEqual(await summaries(account.api, source.id), [], "nothing on the default stream");
+
+      await post(url, { emits: [{ event: { late: true }, meta: { id: "b", summary: "second", ts: 2000 } }, { event: { early: true }, meta: { id: "a", summary: "first", ts: 1000 } }] });
+      const emitted = await waitForEvents(account.api, source.id, 2);
+      // Newest first; stored in meta.ts order, so the early one was stored first.
+      assert.deepEqual(emitted.map((s) => s.event), [{ late: true }, { early: true }]);
+      assert.deepEqual([emitted[1].metadata.id, emitted[1].metadata.summary, emitted[1].metadata.ts], ["a", "first", 1000]);
+      const [newer, older] = emitted.map((s) => s.id.split("-").map(Number));
+      assert.ok(newer[0] > older[0] || (newer[0] === older[0] && newer[1] > older[1]), "ids increase");
+    });
+
+    it("console output goes to $logs and a thrown error to $errors with the original event", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const url = source.configured_props.http.endpoint_url;
+      await post(url, { logs: [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }], throw: "it broke" });
+      const logs = await waitForEvents(account.api, source.id, 2, { event_name: "$logs" });
+      assert.deepEqual(logs.map((s) => s.event).reverse(), [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }]);
+      const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
+      assert.equal(error.event.error.name, "TypeError");
+      assert.equal(error.event.error.message, "it broke");
+      assert.equal(typeof error.event.error.stack, "string");
+      assert.deepEqual(error.event.original_event.body, { logs: [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }], throw: "it broke" });
+      assert.equal(error.metadata.name, "$errors");
+    });
+
+    it("custom responses: numeric-string status, headers, JSON body; a second respond is ignored", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-respond.mjs") });
+      const url = source.configured_props.http.endpoint_url;
+      const res = await post(url, { hello: "world" });
+      assert.equal(res.status, 201);
+      assert.equal(res.headers.get("x-test"), "yes");
+      assert.deepEqual(await res.json(), { got: { hello: "world" }, method: "POST" });
+      const [emitted] = await waitForEvents(account.api, source.id, 1);
+      assert.deepEqual(emitted.event, { responded: true, body: { hello: "world" } });
+    });
+
+    it("a custom-response run that throws or times out answers 500 naming the failure, and records $errors", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-respond.mjs") });
+      const url = source.configured_props.http.endpoint_url;
+      const failed = await fetch(`${url}?mode=fail`, { method: "POST" });
+      assert.equal(failed.status, 500);
+      const body = await failed.json();
+      assert.match(body.error, /error/);
+      assert.match(body.error, /nope before responding/);
+      const timedOut = await fetch(`${url}?mode=loop`);
+      assert.equal(timedOut.status, 500);
+      assert.match((await timedOut.json()).error, /timeout/);
+      const errors = await waitForEvents(account.api, source.id, 2, { event_name: "$errors" });
+      assert.equal(errors[1].event.error.name, "RangeError");
+      assert.deepEqual(errors[1].event.original_event.query, { mode: "fail" });
+      assert.deepEqual(errors[0].event.original_event.query, { mode: "loop" });
+      // The source still works afterwards.
+      assert.equal((await post(url, { again: 1 })).status, 201);
+    });
+
+    it("refuses bodies over 512 KB with a JSON 413", async () => {
+      const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: Buffer.alloc(512 * 1024 + 1, 97) });
+      assert.equal(res.status, 413);
+      assert.equal(typeof (await res.json()).error, "string");
+      const fits = await fetch(endpoint, { method: "POST", headers: { "content-type": "text/plain" }, body: Buffer.alloc(512 * 1024 - 10, 97) });
+      assert.equal(fits.status, 200);
+    });
+
+    it("a disabled source's endpoint answers 404 until enabled; a deleted one 404 for good; unknown keys 404", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const url = source.configured_props.http.endpoint_url;
+      assert.equal((await post(url, {})).status, 200);
+      await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, active: false });
+      const disabled = await post(url, {});
+      assert.equal(disabled.status, 404);
+      assert.equal(typeof (await disabled.json()).error, "string");
+      await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, active: true });
+      assert.equal((await post(url, {})).status, 200);
+      await account.api.delete(`/sources/${source.id}`);
+      assert.equal((await post(url, {})).status, 404);
+      assert.equal((await fetch(`${app.origin}/e/nosuchkey`)).status, 404);
+    });
+
+    it("counts invocations and compute time in GET /users/me", async () => {
+      const fresh = await app.newAccount();
+      const source = await createSource(fresh.api, { component_code: fixtureCode("http-scripted.cjs") });
+      for (let i = 0; i < 3; i++) await post(source.configured_props.http.endpoint_url, {});
+      await waitFor("3 invocations", async () => {
+        const me = await fresh.api.get("/users/me");
+        return me.body.data.daily_invocations_used === 3 ? me : undefined;
+      });
+      const me = await fresh.api.get("/users/me");
+      assert.ok(me.body.data.daily_compute_time_used >= 0);
+    });
+  });
+
+  describe(`source quotas [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { freeDailyInvocations: 2 });
+    });
+    after(async () => app.close());
+
+    it("over the free daily invocation quota, endpoints answer 429 with Retry-After; paid plans are not limited", async () => {
+      const free = await app.newAccount({ plan: "free" });
+      const source = await createSource(free.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const url = source.configured_props.http.endpoint_url;
+      for (let i = 0; i < 2; i++) assert.equal((await post(url, {})).status, 200);
+      await waitForEvents(free.api, source.id, 2, { event_name: "counter" });
+      const limited = await post(url, {});
+      assert.equal(limited.status, 429);
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      assert.ok(retryAfter >= 1 && retryAfter <= 86_400, `retry-after ${retryAfter}`);
+      assert.match((await limited.json()).error, /quota/);
+      const me = await free.api.get("/users/me");
+      assert.equal(me.body.data.daily_invocations_used, 2);
+
+      const paid = await app.newAccount({ plan: "paid" });
+      const paidSource = await createSource(paid.api, { component_code: fixtureCode("http-scripted.cjs") });
+      for (let i = 0; i < 3; i++) assert.equal((await post(paidSource.configured_props.http.endpoint_url, {})).status, 200);
+      await waitForEvents(paid.api, paidSource.id, 3, { event_name: "counter" });
+      const paidMe = await paid.api.get("/users/me");
+      assert.equal(paidMe.body.data.billing_period_invocations, 3);
+    });
+  });
+}
