@@ -1,0 +1,147 @@
+// Escape attempts from user code, each failing inside its own execution while the service
+// stays healthy (GET /healthz answers and the next execution works).
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:net";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { ExecuteResult } from "../../src/runtime/contract.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { request } from "../helpers/http-client.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+for (const dialect of DIALECTS) {
+  describe(`runner sandbox [${dialect}]`, () => {
+    let app: TestApp;
+    let userId: string;
+    let loopback: Server;
+    let loopbackPort: number;
+    let loopbackConnections = 0;
+
+    before(async () => {
+      app = await startTestApp(dialect, { runTimeoutSeconds: 2, runMemoryMb: 48, allowPrivateEgress: false });
+      userId = (await app.newAccount()).id;
+      loopback = createServer((socket) => {
+        loopbackConnections++;
+        socket.end();
+      });
+      await new Promise<void>((resolve) => loopback.listen(0, "127.0.0.1", resolve));
+      loopbackPort = (loopback.address() as AddressInfo).port;
+    });
+    after(async () => {
+      loopback.close();
+      await app.close();
+    });
+
+    const run = (code: string, options: { user?: string; timeoutMs?: number; event?: unknown } = {}): Promise<ExecuteResult> =>
+      app.sluice.services.runner.execute({ userId: options.user ?? userId, code, entry: "run", event: options.event ?? {}, props: {}, state: {}, context: { sourceId: "dc_sandbox" }, timeoutMs: options.timeoutMs });
+
+    /** Catches what user code tries and emits the error code (or "ESCAPED"). */
+    const attempt = (body: string) => `module.exports = { async run() { try { ${body}; this.$emit("ESCAPED"); } catch (e) { this.$emit(String(e && (e.code || (e.cause && e.cause.code) || e.message))); } } };`;
+
+    async function assertHealthy(): Promise<void> {
+      const health = await request(app.origin, "GET", "/healthz");
+      assert.equal(health.status, 200);
+      const next = await run(`module.exports = { run(e) { this.$emit(e.n + 1); } };`, { event: { n: 41 } });
+      assert.equal(next.error, undefined);
+      assert.deepEqual(next.emits.map((e) => e.event), [42]);
+    }
+
+    it("an infinite loop is stopped at the time limit (timeout)", async () => {
+      const result = await run(`module.exports = { run() { for (;;) {} } };`, { timeoutMs: 500 });
+      assert.equal(result.error?.kind, "timeout");
+      assert.ok(result.durationMs < 2000);
+      await assertHealthy();
+    });
+
+    it("process.exit and a memory bomb end only their own execution (crash, memory)", async () => {
+      const exit = await run(`module.exports = { run() { process.exit(7); } };`);
+      assert.equal(exit.error?.kind, "crash");
+      assert.match(exit.error!.message, /code 7/);
+      await assertHealthy();
+      const bomb = await run(`module.exports = { run() { const keep = []; for (;;) keep.push(new Array(1e6).fill({ x: 1 })); } };`, { timeoutMs: 15_000 });
+      assert.equal(bomb.error?.kind, "memory");
+      await assertHealthy();
+    });
+
+    it("no child processes, no worker threads, no file reads outside the runner's folders", async () => {
+      const dataFile = join(app.config.dataDir, "sluice.db");
+      const cases: Array<[string, string]> = [
+        [`require("child_process").execSync("id")`, "ERR_ACCESS_DENIED"],
+        [`require("child_process").spawnSync("id")`, "ERR_ACCESS_DENIED"],
+        [`new (require("worker_threads").Worker)("1", { eval: true })`, "ERR_ACCESS_DENIED"],
+        [`require("fs").readFileSync("/etc/passwd")`, "ERR_ACCESS_DENIED"],
+        [`require("fs").readdirSync(${JSON.stringify(app.config.dataDir)})`, "ERR_ACCESS_DENIED"],
+        [`require("fs").readFileSync(${JSON.stringify(dataFile)})`, "ERR_ACCESS_DENIED"],
+        [`require("fs").writeFileSync("/tmp/sluice-sandbox-escape", "x")`, "ERR_ACCESS_DENIED"],
+      ];
+      for (const [body, expected] of cases) {
+        const result = await run(attempt(body));
+        assert.deepEqual(result.emits.map((e) => e.event), [expected], body);
+      }
+      await assertHealthy();
+    });
+
+    it("the constructor.constructor trick yields nothing more: no env, no bindings, no signals to other processes", async () => {
+      const grab = `const p = this.constructor.constructor("return process")();`;
+      const env = await run(`module.exports = { run() { const p = this.constructor.constructor("return process")(); this.$emit(Object.keys(p.env)); } };`);
+      assert.deepEqual(env.emits[0]?.event, []);
+      for (const body of [`${grab} p.binding("spawn_sync")`, `${grab} p._linkedBinding("x")`, `${grab} p.dlopen({}, "/x.node")`, `${grab} p.kill(p.ppid, "SIGTERM")`, `process.kill(process.ppid, "SIGKILL")`, `${grab} p._debugProcess(p.ppid)`, `require("os").setPriority(process.ppid, 19)`]) {
+        const result = await run(attempt(body));
+        assert.deepEqual(result.emits.map((e) => e.event), ["ERR_ACCESS_DENIED"], body);
+      }
+      await assertHealthy();
+    });
+
+    it("outbound network to loopback, link-local and metadata addresses is refused by the egress guard", async () => {
+      const cases = [
+        `await new Promise((ok, fail) => require("net").connect(${loopbackPort}, "127.0.0.1").on("connect", ok).on("error", fail))`,
+        `await new Promise((ok, fail) => require("net").connect({ port: ${loopbackPort}, host: "localhost" }).on("connect", ok).on("error", fail))`,
+        `await new Promise((ok, fail) => require("http").get("http://0x7f000001:${loopbackPort}/", ok).on("error", fail))`,
+        `await fetch("http://169.254.169.254/latest/meta-data/")`,
+        `await fetch("http://2130706433:${loopbackPort}/")`,
+        `await fetch("http://[::ffff:127.0.0.1]:${loopbackPort}/")`,
+        `await new Promise((ok, fail) => require("tls").connect({ port: ${loopbackPort}, host: "127.1" }).on("secureConnect", ok).on("error", fail))`,
+        `await new Promise((ok, fail) => require("net").connect({ path: "/var/run/postgresql/.s.PGSQL.5432" }).on("connect", ok).on("error", fail))`,
+        `require("dgram").createSocket("udp4").send("x", ${loopbackPort}, "127.0.0.1")`,
+      ];
+      for (const body of cases) {
+        const result = await run(attempt(body));
+        assert.deepEqual(result.emits.map((e) => e.event), ["EGRESS_REFUSED"], body);
+      }
+      assert.equal(loopbackConnections, 0, "nothing reached the loopback server");
+      await assertHealthy();
+    });
+
+    it("one account's crash does not affect another account's execution in progress", async () => {
+      const other = (await app.newAccount()).id;
+      const slow = run(`module.exports = { async run() { await new Promise((r) => setTimeout(r, 300)); this.$emit("survived"); } };`, { user: other });
+      const crash = run(`module.exports = { run() { process.abort(); } };`);
+      const [slowResult, crashResult] = await Promise.all([slow, crash]);
+      assert.equal(crashResult.error?.kind, "crash");
+      assert.equal(slowResult.error, undefined);
+      assert.deepEqual(slowResult.emits.map((e) => e.event), ["survived"]);
+      await assertHealthy();
+    });
+
+    it("errors thrown by user code come back with name, message and stack; logs are captured", async () => {
+      const result = await run(`module.exports = { run() { console.log("a", { b: 1 }); console.error("oops"); throw new TypeError("bad thing"); } };`);
+      assert.equal(result.error?.kind, "error");
+      assert.equal(result.error?.name, "TypeError");
+      assert.equal(result.error?.message, "bad thing");
+      assert.match(result.error!.stack, /TypeError: bad thing/);
+      assert.deepEqual(result.logs.map((l) => [l.level, l.message]), [["log", "a { b: 1 }"], ["error", "oops"]]);
+    });
+
+    it("a warm execution round trip is fast (figure printed)", async () => {
+      const code = `module.exports = { run(e) { this.$emit(e); } };`;
+      await run(code);
+      const n = 300;
+      const started = performance.now();
+      for (let i = 0; i < n; i++) await run(code, { event: { i } });
+      const perExecution = (performance.now() - started) / n;
+      console.log(`# warm execute() round trip: ${perExecution.toFixed(3)} ms (${Math.round(1000 / perExecution)} sequential executions/s)`);
+      assert.ok(perExecution < 20, `${perExecution} ms per execution`);
+    });
+  });
+}
