@@ -12,6 +12,7 @@ import { ServiceError } from "./lib/errors.js";
 import type { Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
 import { registerSourceJobs } from "./domain/sources/source-jobs.js";
+import { installWorkflows } from "./domain/workflows/install.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { openStore } from "./store/store.js";
@@ -56,6 +57,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const delivery = registerDeliveryWorker({ ctx, queue });
   tasks.push({ name: "delivery", stop: () => delivery.stop() });
   registerSourceJobs({ ctx, runner, queue });
+  installWorkflows(services);
 
   await bootstrap(ctx, options.onBootstrapKey);
   await publishRegistry({ ctx, runner, dirs: registryDirs(config.registryDir) });

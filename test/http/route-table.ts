@@ -21,6 +21,13 @@ async function makeWebhook(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+const WORKFLOW_STEP = "export default { async run({ steps, $ }) { return 1; } };";
+
+async function makeWorkflow(owner: Account): Promise<string> {
+  const res = await owner.api.post("/workflows", { steps: [{ code: WORKFLOW_STEP }] });
+  return res.body.data.id;
+}
+
 const COMPONENT_CODE = "module.exports = { key: \"route-table-component\", run() {} };";
 
 async function makeComponent(owner: Account): Promise<string> {
@@ -43,6 +50,14 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown" }) },
   { method: "DELETE", path: "/subscriptions", query: () => ({ emitter_id: "dc_*", listener_id: "wh_unknown", event_name: "" }) },
   { method: "POST", path: "/auto_subscriptions", query: () => ({ listener_id: "wh_unknown", event_name: "default" }) },
+  { method: "POST", path: "/workflows", json: () => ({ steps: [{ code: WORKFLOW_STEP }] }) },
+  { method: "GET", path: "/users/me/workflows" },
+  { method: "GET", path: "/workflows/{id}", makeForeignResource: makeWorkflow },
+  { method: "PUT", path: "/workflows/{id}", makeForeignResource: makeWorkflow, json: () => ({ name: "mine now" }) },
+  { method: "DELETE", path: "/workflows/{id}", makeForeignResource: makeWorkflow },
+  { method: "GET", path: "/workflows/{id}/event_summaries", makeForeignResource: makeWorkflow },
+  { method: "GET", path: "/workflows/{id}/$errors/event_summaries", makeForeignResource: makeWorkflow },
+  { method: "POST", path: "/workflows/{id}/$errors/{event_id}/replay", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/registry/http-webhook" },

@@ -178,10 +178,10 @@ for (const dialect of DIALECTS) {
     });
 
     it("stores a thrown error on $errors with every field, and replays its original event", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.NEVER_RUNS }, { name: "failing", code: code.THROWS }] })).body.data;
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { name: "failing", code: code.THROWS }] })).body.data;
       assert.equal((await trigger(wf.endpoint_url, { json: { ok: false } })).status, 200);
       const page = await eventually(async () => {
-        const body = await summaries(account, wf.id, "$errors/event_summaries");
+        const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
         return body.data.length === 1 && body;
       }, { what: "an error summary" });
       const summary = page.data[0];
@@ -205,6 +205,10 @@ for (const dialect of DIALECTS) {
       assert.equal(error.cellId, wf.steps[1].id, "cellId names the failing step");
       assert.match(error.stack, /TypeError: boom from step/);
       assert.ok(!Number.isNaN(Date.parse(error.ts)));
+      // Without expand=event an error over 1 KB is truncated, as for sources.
+      const short = await summaries(account, wf.id, "$errors/event_summaries");
+      assert.equal(short.data[0].event.$truncated, true);
+      assert.equal(short.data[0].metadata.truncated, true);
       // The same errors are readable as ?event_name=$errors.
       assert.equal((await summaries(account, wf.id, "event_summaries", { event_name: "$errors" })).data[0].id, summary.id);
 
@@ -223,13 +227,42 @@ for (const dialect of DIALECTS) {
       assert.equal((await account.api.post(`/workflows/${wf.id}/$errors/1-0/replay`)).status, 404);
     });
 
+    it("live tail: new emits arrive as Server-Sent Events", async () => {
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
+      const controller = new AbortController();
+      const res = await fetch(`${app.baseUrl}/workflows/${wf.id}/sse`, { headers: { authorization: `Bearer ${account.apiKey}` }, signal: controller.signal });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+      const reader = res.body!.getReader();
+      await trigger(wf.endpoint_url, { json: { live: true } });
+      let text = "";
+      const deadline = Date.now() + 15_000;
+      while (!/\ndata: /.test(text) || !text.includes("\n\n", text.indexOf("data: "))) {
+        assert.ok(Date.now() < deadline, "an SSE event within the deadline");
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+      controller.abort();
+      const id = /id: (\S+)/.exec(text)?.[1];
+      const data = JSON.parse(/data: (.*)\n/.exec(text)![1]!);
+      assert.equal(data.id, id);
+      assert.deepEqual(data.event.received.body, { live: true });
+      assert.equal((await stranger(app)).status, 404);
+
+      async function stranger(testApp: TestApp) {
+        const other = await testApp.newAccount();
+        return other.api.get(`/workflows/${wf.id}/sse`);
+      }
+    });
+
     it("a timeout ends the run with a TIMEOUT error; with $.respond pending the request gets a JSON 500", async () => {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.LOOP_FOREVER }, { code: code.RESPOND_WITH_QUERY }] })).body.data;
       const res = await trigger(wf.endpoint_url, { json: {} });
       assert.equal(res.status, 500);
       assert.match(res.body.error, /timed out/);
       const page = await eventually(async () => {
-        const body = await summaries(account, wf.id, "$errors/event_summaries");
+        const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
         return body.data.length === 1 && body;
       });
       assert.equal(page.data[0].event.error.code, "TIMEOUT");

@@ -9,12 +9,15 @@ import { sourceRoutes } from "./sources.js";
 import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
+import { workflowEndpointRoutes } from "./workflow-endpoints.js";
+import { workflowEventRoutes } from "./workflow-events.js";
+import { workflowRoutes } from "./workflows.js";
 
 export type RouteModule = FastifyPluginAsync<{ services: Services }>;
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes]) {
+  for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes, workflowRoutes, workflowEventRoutes]) {
     await app.register(routes, { services });
   }
 };
@@ -22,4 +25,5 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
 /** Routes without an API key: HTTP endpoints of sources and workflows. */
 export const publicRoutes: RouteModule = async (app, { services }) => {
   await app.register(sourceEndpointRoutes, { services });
+  await app.register(workflowEndpointRoutes, { services });
 };
