@@ -1,0 +1,59 @@
+// Without SLUICE_ALLOW_PRIVATE_EGRESS, webhooks to loopback in any spelling (and names that
+// resolve to it) are refused before a connection is made, and the refusal is the recorded error.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { EGRESS_REFUSED_MESSAGE } from "../../src/delivery/egress-guard.js";
+import { fanOut } from "../../src/delivery/fan-out.js";
+import { newId } from "../../src/lib/ids.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { waitFor } from "../queue/wait-for.js";
+import { Receiver } from "./receiver.js";
+
+for (const dialect of DIALECTS) {
+  describe(`egress guard on webhook delivery [${dialect}]`, () => {
+    let app: TestApp;
+    let receiver: Receiver;
+    let account: Account;
+
+    before(async () => {
+      receiver = await new Receiver().start();
+      app = await startTestApp(dialect, { allowPrivateEgress: false, webhookRetryScheduleSeconds: [] });
+      account = await app.newAccount();
+    });
+    after(async () => {
+      await app.close();
+      await receiver.close();
+    });
+
+    it("refuses literal loopback IPs in every spelling and names resolving to loopback", async () => {
+      const port = new URL(receiver.url).port;
+      const hosts = ["127.0.0.1", "localhost", "[::1]", "2130706433", "0x7f000001", "0177.0.0.1", "127.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"];
+      const db = app.sluice.services.ctx.db;
+      const emitter = newId("dc");
+      const hookIds: string[] = [];
+      for (const [i, host] of hosts.entries()) {
+        const res = await account.api.post("/webhooks", undefined, { url: `http://${host}:${port}/guarded-${i}` });
+        assert.equal(res.status, 200, `${host}: ${res.text}`);
+        hookIds.push(res.body.data.id);
+        await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: res.body.data.id, event_name: "", created_at: Date.now() }).execute();
+      }
+      const now = Date.now();
+      await db.transaction().execute((trx) => fanOut(trx, [{ id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { secret: "internal" }, metadata: {}, indexedAtMs: now }]));
+      const done = () => db.selectFrom("deliveries").select(["listener_id", "status"]).where("listener_id", "in", hookIds).where("status", "=", "failed").execute();
+      await waitFor(async () => (await done()).length === hosts.length, 10_000);
+      const attempts = await db
+        .selectFrom("delivery_attempts")
+        .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
+        .select(["deliveries.listener_id", "delivery_attempts.error", "delivery_attempts.status_code"])
+        .where("deliveries.listener_id", "in", hookIds)
+        .execute();
+      assert.equal(attempts.length, hosts.length);
+      for (const attempt of attempts) {
+        assert.equal(attempt.status_code, null);
+        assert.equal(attempt.error, EGRESS_REFUSED_MESSAGE, `${hosts[hookIds.indexOf(attempt.listener_id)]}`);
+      }
+      assert.equal(receiver.received.length, 0);
+    });
+  });
+}

@@ -1,0 +1,101 @@
+// End to end on each dialect: an HTTP source emits, a subscription delivers to a loopback
+// webhook (signed) and to another source; a dead webhook's exhausted delivery is reported on
+// the emitter's $errors stream.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Webhook } from "standardwebhooks";
+import { DIALECTS } from "../helpers/dialects.js";
+import type { ApiClient } from "../helpers/http-client.js";
+import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { waitFor } from "../queue/wait-for.js";
+import { Receiver } from "./receiver.js";
+
+// Emits the request body on the default stream.
+const HTTP_SOURCE = `export default {
+  name: "e2e http", version: "0.0.1",
+  props: { http: "$.interface.http" },
+  async run(event) { this.$emit(event.body, { summary: "from http" }); },
+};`;
+
+// Emits what it was delivered, wrapped, so the test can see the delivery ran it.
+const RELAY_SOURCE = `export default {
+  name: "e2e relay", version: "0.0.1",
+  async run(event) { this.$emit({ relayed: event }); },
+};`;
+
+async function createSource(api: ApiClient, code: string): Promise<any> {
+  const res = await api.post("/sources", { component_code: code });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+async function events(api: ApiClient, sourceId: string, eventName?: string): Promise<any[]> {
+  const res = await api.get(`/sources/${sourceId}/event_summaries`, { limit: 100, expand: "event", ...(eventName ? { event_name: eventName } : {}) });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`end-to-end delivery [${dialect}]`, () => {
+    let app: TestApp;
+    let receiver: Receiver;
+    let account: Account;
+
+    before(async () => {
+      receiver = await new Receiver().start();
+      app = await startTestApp(dialect, { allowPrivateEgress: true, webhookRetryScheduleSeconds: [0.05] });
+      account = await app.newAccount({ plan: "paid" });
+    });
+    after(async () => {
+      await app.close();
+      await receiver.close();
+    });
+
+    it("HTTP source → subscription → signed webhook and a relay source", async () => {
+      const source = await createSource(account.api, HTTP_SOURCE);
+      const relay = await createSource(account.api, RELAY_SOURCE);
+      const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/e2e` })).body.data;
+      assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.id })).status, 200);
+      assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: relay.id })).status, 200);
+
+      const endpoint = source.configured_props.http.endpoint_url;
+      for (let n = 0; n < 5; n++) {
+        const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+      }
+      await waitFor(() => receiver.at("/e2e").length === 5, 15_000);
+      const got = receiver.at("/e2e");
+      assert.deepEqual(got.map((r) => JSON.parse(r.body).n).sort(), [0, 1, 2, 3, 4]);
+      for (const r of got) {
+        assert.equal(r.headers["x-sluice-emitter-id"], source.id);
+        const headers = { "webhook-id": String(r.headers["webhook-id"]), "webhook-timestamp": String(r.headers["webhook-timestamp"]), "webhook-signature": String(r.headers["webhook-signature"]) };
+        new Webhook(hook.signing_secret).verify(r.body, headers);
+      }
+      const relayed = await (async () => {
+        let found: any[] = [];
+        await waitFor(async () => (found = await events(account.api, relay.id)).length === 5, 15_000);
+        return found;
+      })();
+      assert.deepEqual(relayed.map((e) => e.event.relayed.n).sort(), [0, 1, 2, 3, 4]);
+    });
+
+    it("an exhausted webhook delivery is reported on the emitter's $errors stream", async () => {
+      receiver.on("/down", () => ({ status: 503, body: "down for maintenance" }));
+      const source = await createSource(account.api, HTTP_SOURCE);
+      const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/down` })).body.data;
+      await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.id });
+      const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ doomed: true }) });
+      assert.equal(res.status, 200);
+      let errors: any[] = [];
+      await waitFor(async () => (errors = await events(account.api, source.id, "$errors")).length === 1, 15_000);
+      const report = errors[0].event;
+      assert.equal(report.error.name, "DeliveryFailed");
+      assert.match(report.error.message, new RegExp(hook.id));
+      assert.deepEqual(report.original_event, { doomed: true });
+      assert.equal(report.delivery.attempts, 2);
+      assert.equal(report.delivery.last_status, 503);
+      assert.equal(receiver.at("/down").length, 2);
+    });
+  });
+}
