@@ -5,6 +5,7 @@
 // to *another* account (made by `makeForeignResource`) and expect 404, and with nothing
 // authenticated expect 401.
 import type { Account } from "../helpers/test-app.js";
+import { fixtureCode } from "../fixtures/components/sources/helpers.js";
 
 export interface RouteCase {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -14,6 +15,11 @@ export interface RouteCase {
   /** Query or JSON the route needs to get past validation (so a 404 is about ownership). */
   query?: (id: string) => Record<string, string>;
   json?: (id: string) => unknown;
+}
+
+async function makeSource(owner: Account): Promise<string> {
+  const res = await owner.api.post("/sources", { component_code: fixtureCode("http-scripted.cjs") });
+  return res.body.data.id;
 }
 
 async function makeWebhook(owner: Account): Promise<string> {
@@ -61,4 +67,12 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/registry/http-webhook" },
+  { method: "GET", path: "/users/me/sources" },
+  { method: "POST", path: "/sources", json: () => ({ component_id: "sc_unknown" }) },
+  { method: "GET", path: "/sources/{id}", makeForeignResource: makeSource },
+  { method: "PUT", path: "/sources/{id}", makeForeignResource: makeSource, json: () => ({ component_id: "sc_unknown" }) },
+  { method: "DELETE", path: "/sources/{id}", makeForeignResource: makeSource },
+  { method: "GET", path: "/sources/{id}/event_summaries", makeForeignResource: makeSource },
+  { method: "DELETE", path: "/sources/{id}/events", makeForeignResource: makeSource },
+  { method: "GET", path: "/sources/{id}/sse", makeForeignResource: makeSource },
 ];
