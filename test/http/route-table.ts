@@ -41,6 +41,13 @@ async function makeComponent(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+/** A saved (not published) component's key: readable by key by its owner only, never in the registry. */
+async function makeComponentKey(owner: Account): Promise<string> {
+  const key = `rt-component-${Math.random().toString(36).slice(2)}`;
+  await owner.api.post("/components", { component_code: `module.exports = { key: "${key}", run() {} };` });
+  return key;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/webhooks", query: () => ({ url: "https://example.test/x" }) },
@@ -67,7 +74,8 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/workflows/{id}/sse", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
-  { method: "GET", path: "/components/registry/http-webhook" },
+  { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },
+  { method: "GET", path: "/components/registry/{key}", makeForeignResource: makeComponentKey },
   { method: "GET", path: "/users/me/sources" },
   { method: "POST", path: "/sources", json: () => ({ component_id: "sc_unknown" }) },
   { method: "GET", path: "/sources/{id}", makeForeignResource: makeSource },
