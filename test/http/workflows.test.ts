@@ -271,3 +271,35 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`workflow quotas [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { freeDailyInvocations: 1 });
+    });
+    after(async () => app.close());
+
+    it("over the daily quota, endpoints answer 429 and delivered runs are skipped and reported on $errors", async () => {
+      const account = await app.newAccount({ plan: "free" });
+      const first = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
+      const second = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
+      assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: first.id, listener_id: second.id })).status, 200);
+
+      assert.equal((await trigger(first.endpoint_url, { json: { n: 1 } })).status, 200);
+      const skipped = await eventually(async () => {
+        const body = await summaries(account, second.id, "$errors/event_summaries", { expand: "event" });
+        return body.data.length === 1 && body.data[0];
+      }, { what: "the skipped run's error" });
+      assert.equal(skipped.event.error.code, "QUOTA_EXCEEDED");
+      assert.equal(skipped.event.original_context.source_type, "subscription");
+      assert.equal(skipped.event.original_event.received.body.n, 1, "the delivered event is kept for a replay");
+      assert.equal((await summaries(account, second.id)).data.length, 0, "the skipped run emitted nothing");
+
+      const refused = await trigger(first.endpoint_url, { json: { n: 2 } });
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      assert.equal(typeof refused.body.error, "string");
+    });
+  });
+}

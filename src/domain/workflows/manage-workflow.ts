@@ -45,13 +45,14 @@ export async function updateWorkflow({ ctx, runner, actor, id, input }: { ctx: C
   return workflowView(ctx.config, next);
 }
 
-/** Deleting a workflow removes the subscriptions to and from it. The global error workflow stays. */
+/** Deleting a workflow removes its events and the subscriptions to and from it. The global error workflow stays. */
 export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<void> {
   const row = await findOwnedWorkflow(ctx, actor, id);
   if (row.is_error_workflow === 1) throw invalid("the global error workflow can be changed (PUT) or deactivated, but not deleted");
   await ctx.db.transaction().execute(async (db) => {
     await db.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("listener_id", "=", id), eb("emitter_id", "=", id)])).execute();
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
+    await db.deleteFrom("events").where("emitter_id", "=", id).execute();
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();
   });
 }

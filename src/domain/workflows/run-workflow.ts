@@ -11,9 +11,10 @@ import type { Mailer } from "../../mail/mailer.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../../delivery/hops.js";
 import { appendEvents, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
-import { runContext, workflowErrorEvent, type TriggerKind } from "./run-context.js";
+import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } from "./run-context.js";
 import { parseSteps } from "./workflow-view.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
+import { quotaExceeded } from "../usage/quota.js";
 import { recordUsage } from "../usage/record-usage.js";
 
 export interface WorkflowDeps {
@@ -45,6 +46,10 @@ export async function runWorkflow(
   const { workflow } = input;
   const steps = parseSteps(workflow);
   const context = runContext(workflow, input.trigger, ctx.clock.now());
+  // Over the free plan's daily quota, runs not started by a request (which got a 429) are
+  // skipped and reported on $errors, like scheduled source runs.
+  const overQuota = input.trigger === "http" ? undefined : await quotaExceeded(ctx, workflow.user_id);
+  if (overQuota) return skipOverQuota(ctx, workflow, input.event, context, overQuota, steps[0]?.id ?? "");
   const result = await deps.runner.executeWorkflow(
     { userId: workflow.user_id, workflowId: workflow.id, steps, event: input.event, context: { ...context }, timeoutMs: ctx.config.runTimeoutSeconds * 1000 },
     { onResponse: input.onResponse },
@@ -75,6 +80,14 @@ export async function runWorkflow(
   if (events.length > 0) announceEvents([workflow.id]);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
   return result;
+}
+
+async function skipOverQuota(ctx: Ctx, workflow: WorkflowsTable, event: unknown, context: RunContext, message: string, cellId: string): Promise<WorkflowExecuteResult> {
+  const failure = { kind: "error" as const, name: "QUOTA_EXCEEDED", message, stack: `QuotaExceeded: ${message}; the run was skipped` };
+  const errorEvent = workflowErrorEvent({ event, context, failure, cellId, nowMs: ctx.clock.now() });
+  await ctx.db.transaction().execute((db) => appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] }));
+  announceEvents([workflow.id]);
+  return { emits: [], logs: [], emails: [], stepResults: [], exited: false, error: failure, durationMs: 0 };
 }
 
 async function sendEmails(deps: WorkflowDeps, workflow: WorkflowsTable, emails: WorkflowExecuteResult["emails"]): Promise<void> {
