@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-*/**", "node_modules/**", "data/**", "registry/**", "runner-assets/**"] },
+  { ignores: ["dist/**", "dist-*/**", "node_modules/**", "data/**", "registry/**", "test/fixtures/**", "runner-assets/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
