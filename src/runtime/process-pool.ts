@@ -16,6 +16,8 @@ export interface ProcessPoolOptions {
   memoryMb: number;
   maxPerKey?: number;
   maxIdlePerKey?: number;
+  /** Idle runners kept across all accounts; the longest idle is stopped beyond it. */
+  maxIdleTotal?: number;
   idleMs?: number;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
@@ -45,6 +47,7 @@ interface Runner {
   stderr: string;
   pending?: Pending;
   idleTimer?: NodeJS.Timeout;
+  idleSince: number;
 }
 
 const STDERR_TAIL = 4096;
@@ -59,8 +62,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const maxPerKey = options.maxPerKey ?? 4;
   const maxIdlePerKey = options.maxIdlePerKey ?? 2;
   const idleMs = options.idleMs ?? 60_000;
+  const maxIdleTotal = options.maxIdleTotal ?? 32;
   const runners = new Map<string, Set<Runner>>();
-  const waiters = new Map<string, Array<(runner: Runner) => void>>();
+  const waiters = new Map<string, Array<(runner: Runner | undefined) => void>>();
   let closed = false;
 
   const setOf = (key: string) => {
@@ -77,7 +81,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       serialization: "json",
     });
     let markReady: (ok: boolean) => void = () => {};
-    const runner: Runner = { key, child, busy: true, dead: false, stderr: "", ready: new Promise((r) => (markReady = r)) };
+    const runner: Runner = { key, child, busy: true, dead: false, stderr: "", idleSince: 0, ready: new Promise((r) => (markReady = r)) };
     setOf(key).add(runner);
     options.onSpawn?.(key, child.pid);
     child.stderr?.setEncoding("utf8");
@@ -138,7 +142,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (setOf(key).size < maxPerKey) queue.shift()!(spawn(key));
   }
 
-  function acquire(key: string): Promise<Runner> {
+  function acquire(key: string): Promise<Runner | undefined> {
     const set = setOf(key);
     for (const runner of set) {
       if (!runner.busy && !runner.dead) {
@@ -160,16 +164,27 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (recycle || closed) return kill(runner);
     if (runner.dead) return;
     runner.busy = false;
+    runner.idleSince = Date.now();
     const idle = [...setOf(runner.key)].filter((r) => !r.busy && !r.dead);
     if (idle.length > maxIdlePerKey && !waiters.get(runner.key)?.length) return kill(runner);
     runner.idleTimer = setTimeout(() => kill(runner), idleMs);
     runner.idleTimer.unref();
     handOver(runner.key);
+    trimIdle();
+  }
+
+  /** Many accounts each keeping warm runners must not exhaust the machine. */
+  function trimIdle(): void {
+    const idle = [...runners.values()].flatMap((set) => [...set]).filter((r) => !r.busy && !r.dead);
+    if (idle.length <= maxIdleTotal) return;
+    idle.sort((a, b) => a.idleSince - b.idleSince);
+    for (const runner of idle.slice(0, idle.length - maxIdleTotal)) kill(runner);
   }
 
   async function run(key: string, request: { type: string; payload: unknown }, runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome> {
     if (closed) return { ok: false, failure: failure("crash", "the runner pool is closed") };
     const runner = await acquire(key);
+    if (!runner) return { ok: false, failure: failure("crash", "the runner pool is closed") };
     const outcome = await new Promise<PoolOutcome & { recycle?: boolean }>((resolve) => {
       const id = nextId++;
       const settle = (value: PoolOutcome & { recycle?: boolean }) => {
@@ -212,7 +227,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
             }),
         ),
       );
-      for (const queue of waiters.values()) queue.length = 0;
+      for (const queue of waiters.values()) queue.splice(0).forEach((resolve) => resolve(undefined));
     },
   };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -69,7 +70,11 @@ for (const dialect of DIALECTS) {
     let server: Server;
     let fixturesUrl: string;
     before(async () => {
-      app = await startTestApp(dialect, { allowPrivateEgress: true, runTimeoutSeconds: 5 });
+      // An operator publishes more components by dropping files into SLUICE_REGISTRY_DIR.
+      const registryDir = await mkdtemp(join(tmpdir(), "sluice-registry-"));
+      await writeFile(join(registryDir, "operator-echo.mjs"), `export default { key: "operator-echo", name: "Operator Echo", version: "2.0.0", props: { http: "$.interface.http" }, run(e) { this.$emit(e); } };`);
+      await writeFile(join(registryDir, "broken.mjs"), "export default { key: 'broken' }");
+      app = await startTestApp(dialect, { allowPrivateEgress: true, runTimeoutSeconds: 5, registryDir });
       account = await app.newAccount();
       server = await serveFixtures();
       fixturesUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -200,6 +205,10 @@ for (const dialect of DIALECTS) {
       const timer = await account.api.get("/components/registry/interval-timer");
       assert.deepEqual(timer.body.data.configurable_props[0].default, { intervalSeconds: 900 });
       assert.equal((await account.api.get("/components/registry/no-such-component")).status, 404);
+      const operator = await account.api.get("/components/registry/operator-echo");
+      assert.equal(operator.status, 200);
+      assert.equal(operator.body.data.version, "2.0.0");
+      assert.equal((await account.api.get("/components/registry/broken")).status, 404, "a file without run() is skipped");
       assert.equal((await account.api.get("/components/http-webhook")).status, 200, "published components are found by key too");
     });
   });

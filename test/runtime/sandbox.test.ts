@@ -124,6 +124,19 @@ for (const dialect of DIALECTS) {
       await assertHealthy();
     });
 
+    it("runners are never shared between accounts, and one account cannot read another's module folder", async () => {
+      const other = (await app.newAccount()).id;
+      const pid = `module.exports = { run() { this.$emit(process.pid); } };`;
+      const [mine, theirs] = await Promise.all([run(pid), run(pid, { user: other })]);
+      assert.equal(typeof mine.emits[0]?.event, "number");
+      assert.notEqual(mine.emits[0]?.event, theirs.emits[0]?.event);
+      const theirFolder = join(app.config.dataDir, "runtime", "modules", other);
+      const peek = await run(attempt(`require("fs").readdirSync(${JSON.stringify(theirFolder)})`));
+      assert.deepEqual(peek.emits.map((e) => e.event), ["ERR_ACCESS_DENIED"]);
+      const ownFolder = await run(attempt(`require("fs").readdirSync(${JSON.stringify(join(app.config.dataDir, "runtime", "modules", userId))})`));
+      assert.deepEqual(ownFolder.emits.map((e) => e.event), ["ESCAPED"], "its own folder is readable (the control)");
+    });
+
     it("errors thrown by user code come back with name, message and stack; logs are captured", async () => {
       const result = await run(`module.exports = { run() { console.log("a", { b: 1 }); console.error("oops"); throw new TypeError("bad thing"); } };`);
       assert.equal(result.error?.kind, "error");
