@@ -160,6 +160,10 @@ for (const dialect of DIALECTS) {
       assert.equal(received.headers["content-type"], "application/json");
       assert.equal(received.url, `${wf.endpoint_url}/sub/path?a=1`);
       assert.equal(received.client_ip, "127.0.0.1");
+
+      const tooLarge = await request(wf.endpoint_url, "POST", "", { raw: "x".repeat(600 * 1024), headers: { "content-type": "text/plain" } });
+      assert.equal(tooLarge.status, 413);
+      assert.equal(typeof tooLarge.body.error, "string");
     });
 
     it("$.flow.exit() ends the run: later code and later steps do not run", async () => {
@@ -257,7 +261,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("a timeout ends the run with a TIMEOUT error; with $.respond pending the request gets a JSON 500", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.LOOP_FOREVER }, { code: code.RESPOND_WITH_QUERY }] })).body.data;
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { code: code.LOOP_FOREVER }, { code: code.RESPOND_WITH_QUERY }] })).body.data;
       const res = await trigger(wf.endpoint_url, { json: {} });
       assert.equal(res.status, 500);
       assert.match(res.body.error, /timed out/);
@@ -266,7 +270,7 @@ for (const dialect of DIALECTS) {
         return body.data.length === 1 && body;
       });
       assert.equal(page.data[0].event.error.code, "TIMEOUT");
-      assert.equal(page.data[0].event.error.cellId, wf.steps[0].id);
+      assert.equal(page.data[0].event.error.cellId, wf.steps[1].id, "the step that was running when the run was killed");
       assert.equal((await request(app.origin, "GET", "/healthz")).status, 200);
     });
   });
