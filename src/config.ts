@@ -20,6 +20,8 @@ export interface Config {
   freeDailyComputeMs: number;
   apiRateLimitPerMinute: number;
   registryDir: string | undefined;
+  /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
+  extraCaCertsFile: string | undefined;
   logLevel: string;
 }
 
@@ -69,6 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     freeDailyComputeMs: int(env, "SLUICE_FREE_DAILY_COMPUTE_MS", 30 * 60 * 1000),
     apiRateLimitPerMinute: int(env, "SLUICE_API_RATE_LIMIT_PER_MINUTE", 6000, 1),
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
+    extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
   };
 }

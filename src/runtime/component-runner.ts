@@ -33,11 +33,12 @@ export interface RunnerSettings {
   runTimeoutSeconds: number;
   runMemoryMb: number;
   allowPrivateEgress: boolean;
+  extraCaCertsFile?: string;
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
 }
 
 export function runnerSettings(config: Config): RunnerSettings {
-  return { dataDir: config.dataDir, runTimeoutSeconds: config.runTimeoutSeconds, runMemoryMb: config.runMemoryMb, allowPrivateEgress: config.allowPrivateEgress };
+  return { dataDir: config.dataDir, runTimeoutSeconds: config.runTimeoutSeconds, runMemoryMb: config.runMemoryMb, allowPrivateEgress: config.allowPrivateEgress, extraCaCertsFile: config.extraCaCertsFile };
 }
 
 export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
@@ -45,11 +46,14 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const npm = createNpmCache(join(runtimeData, "packages"));
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
   mkdirSync(npm.dir, { recursive: true });
-  const codePaths = runnerCodePaths();
+  const ca = settings.extraCaCertsFile;
+  const codePaths = [...runnerCodePaths(), ...(ca ? [ca] : [])];
   const pool = createProcessPool({
     script: join(RUNTIME_DIR, "child", "main.js"),
     args: settings.allowPrivateEgress ? ["--allow-private-egress"] : [],
     memoryMb: settings.runMemoryMb,
+    // Node loads the certificates at startup; harden() then empties process.env.
+    env: ca ? { NODE_EXTRA_CA_CERTS: ca } : {},
     execArgv: (userId) => {
       const accountDir = modules.accountDir(userId);
       mkdirSync(accountDir, { recursive: true });

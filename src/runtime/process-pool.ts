@@ -13,6 +13,8 @@ export interface ProcessPoolOptions {
   /** Node flags for an account's runners (permission model, allowed folders). */
   execArgv(key: string): string[];
   args?: string[];
+  /** The runner's environment: empty but for what Node reads at startup (extra CA certificates). */
+  env?: Record<string, string>;
   memoryMb: number;
   maxPerKey?: number;
   maxIdlePerKey?: number;
@@ -75,7 +77,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
 
   function spawn(key: string): Runner {
     const child = fork(options.script, options.args ?? [], {
-      env: {},
+      env: { ...options.env },
       execArgv: [...options.execArgv(key), `--max-old-space-size=${options.memoryMb}`],
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
