@@ -156,8 +156,12 @@ for (const dialect of DIALECTS) {
       assert.equal(result.error, undefined, JSON.stringify(result.error));
       assert.deepEqual(result.emits[0]?.event, { number: true, odd: true });
 
-      const esm = `import isNumber from "is-number@7.0.0";\nexport default { key: "npm-esm", run() { this.$emit(isNumber("5")); } };`;
+      // ESM that also calls require(): the module gets a require of its own.
+      const esm = `import isNumber from "is-number@7.0.0";\nexport default { key: "npm-esm", run() { this.$emit([isNumber("5"), require("is-number")(1), require("node:path").basename("/a/b.txt")]); } };`;
       assert.equal((await account.api.post("/components", { component_code: esm })).status, 200);
+      const mixed = await app.sluice.services.runner.execute({ userId: account.id, code: esm, entry: "run", props: {}, state: {}, context: { sourceId: "dc_test" } });
+      assert.equal(mixed.error, undefined, JSON.stringify(mixed.error));
+      assert.deepEqual(mixed.emits[0]?.event, [true, true, "b.txt"]);
 
       const missing = await account.api.post("/components", { component_code: `const x = require("sluice-no-such-package-zz9@1.0.0");\nmodule.exports = { run() {} };` });
       assert.equal(missing.status, 400);

@@ -86,7 +86,8 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       if (!links.has(request.name)) links.set(request.name, await options.npm.install(request.name, request.version));
       if (request.version !== undefined) replacements.set(specifier.start, request.name + request.subpath);
     }
-    await writeFile(join(dir, fileName), rewriteSpecifiers(code, replacements, specifiers));
+    const rewritten = rewriteSpecifiers(code, replacements, specifiers);
+    await writeFile(join(dir, fileName), fileName.endsWith(".mjs") ? withRequire(rewritten) : rewritten);
   }
 
   return {
@@ -103,6 +104,15 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       return promise;
     },
   };
+}
+
+/**
+ * ES modules that also call require() (common in component code) get a module-local require,
+ * added on the first line so that line numbers in stack traces stay the same.
+ */
+function withRequire(code: string): string {
+  if (!/\brequire\s*\(/.test(code) || /\b(?:const|let|var|function|import)\s+\{?\s*require\b|createRequire/.test(code)) return code;
+  return `import { createRequire as __sluiceCreateRequire } from "node:module"; const require = __sluiceCreateRequire(import.meta.url); ${code}`;
 }
 
 /** `import { defineComponent } from "@sluice/sdk"` (or "@pipedream/types"): the identity helpers. */
