@@ -26,5 +26,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.SLUICE_TEST_CONCURRENCY ?? "2";
-const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, ...files], { stdio: "inherit" });
+// A hung test fails after this long instead of stalling the whole run (and CI) forever.
+const timeoutMs = process.env.SLUICE_TEST_TIMEOUT_MS ?? "120000";
+const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], { stdio: "inherit" });
 process.exit(result.status ?? 1);
