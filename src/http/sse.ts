@@ -9,6 +9,16 @@ export interface TailSource {
   subscribe(wake: () => void): () => void;
 }
 
+const LOOKBACK_MS = 3_000;
+
+/** Event ids are "<ms>-<seq>"; anything else sorts first. */
+function keyOf(id: string): [number, number] {
+  const [ms, seq] = id.split("-").map(Number);
+  return [Number.isFinite(ms) ? (ms as number) : 0, Number.isFinite(seq) ? (seq as number) : 0];
+}
+
+const compareKeys = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
+
 export interface SseOptions {
   keepaliveMs?: number;
   pollMs?: number;
@@ -28,7 +38,11 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail:
   });
   res.write(": connected\n\n");
 
-  let lastId = tail.startAfter;
+  // Events of one emitter written by concurrent transactions may commit slightly out of id
+  // order, so each read looks back a few seconds and skips what this stream already sent.
+  const floor = tail.startAfter ? keyOf(tail.startAfter) : undefined;
+  const sent = new Map<string, number>();
+  let newestMs = floor?.[0] ?? 0;
   let closed = false;
   let reading = false;
   let again = false;
@@ -42,15 +56,22 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail:
     try {
       do {
         again = false;
+        const lookback = newestMs > 0 ? `${newestMs - LOOKBACK_MS}-0` : undefined;
+        let cursor = !lookback ? tail.startAfter : !floor || compareKeys(keyOf(lookback), floor) > 0 ? lookback : tail.startAfter;
         for (;;) {
-          const batch = await tail.fetchAfter(lastId);
+          const batch = await tail.fetchAfter(cursor);
           for (const item of batch) {
             if (closed) return;
+            cursor = item.id;
+            const key = keyOf(item.id);
+            if (sent.has(item.id) || (floor && compareKeys(key, floor) <= 0)) continue;
             res.write(`id: ${item.id}\ndata: ${JSON.stringify(item.data)}\n\n`);
-            lastId = item.id;
+            sent.set(item.id, key[0]);
+            newestMs = Math.max(newestMs, key[0]);
           }
           if (batch.length < 100) break;
         }
+        for (const [id, ms] of sent) if (ms < newestMs - 2 * LOOKBACK_MS) sent.delete(id);
       } while (again && !closed);
     } catch (error) {
       request.log.warn({ err: error }, "live tail read failed");

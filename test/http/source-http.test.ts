@@ -63,6 +63,22 @@ for (const dialect of DIALECTS) {
       assert.ok(newer[0] > older[0] || (newer[0] === older[0] && newer[1] > older[1]), "ids increase");
     });
 
+    it("executions of one source never lose each other's $.service.db writes, also across processes on PostgreSQL", async () => {
+      // On PostgreSQL a second Sluice with the worker role stands for another process taking
+      // the same source's jobs; SQLite serves one process (DESIGN.md §7).
+      const other = dialect === "postgres" ? await startTestApp(dialect, {}, { roles: ["worker"], database: app.database }) : undefined;
+      try {
+        const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+        const url = source.configured_props.http.endpoint_url;
+        const statuses = await Promise.all(Array.from({ length: 20 }, () => post(url, {}).then((r) => r.status)));
+        assert.deepEqual(new Set(statuses), new Set([200]));
+        const counts = await waitForEvents(account.api, source.id, 20, { event_name: "counter" }, 30_000);
+        assert.deepEqual(counts.map((s) => s.event.count), Array.from({ length: 20 }, (_, i) => 20 - i));
+      } finally {
+        await other?.close();
+      }
+    });
+
     it("console output goes to $logs and a thrown error to $errors with the original event", async () => {
       const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
       const url = source.configured_props.http.endpoint_url;

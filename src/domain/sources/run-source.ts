@@ -8,7 +8,7 @@ import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { endpointUrl, runnableSource, type RunnableSource } from "./runnable-source.js";
-import { withSourceLock } from "./source-lock.js";
+import { withSourceLock, type LockedState } from "./source-lock.js";
 
 export interface SourceDeps {
   ctx: Ctx;
@@ -31,7 +31,11 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
   const source = request.source ?? (await runnableSource(ctx, request.sourceId));
   if (!source) return undefined;
   const timeoutMs = ctx.config.runTimeoutSeconds * 1000;
-  return withSourceLock(ctx, source.id, timeoutMs + 30_000, async (locked) => {
+  // Only state ($.service.db, dedupe) needs executions one at a time; a source without any
+  // runs its executions side by side (the HTTP ingest path of most sources).
+  const stateful = source.usesDb || source.metadata.dedupe !== null;
+  const withState = <T>(fn: (locked: LockedState) => Promise<T>) => (stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} }));
+  return withState(async (locked) => {
     const result = await runner.execute(
       {
         userId: source.userId,
@@ -54,12 +58,14 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (result.error) events.push(errorEvent(result.error, request.event));
     const stored = await ctx.db.transaction().execute(async (tx) => {
       const now = ctx.clock.now();
-      const updated = await tx
-        .updateTable("sources")
-        .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
-        .where("id", "=", source.id)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
+      if (stateful) {
+        const updated = await tx
+          .updateTable("sources")
+          .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
+          .where("id", "=", source.id)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
+      }
       if (request.countUsage) await recordUsage(tx, source.userId, now, result.durationMs);
       return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
     });

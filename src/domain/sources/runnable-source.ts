@@ -4,7 +4,7 @@
 import type { Ctx } from "../context.js";
 import { findComponent } from "../components/find-component.js";
 import type { ComponentMetadata } from "../../runtime/contract.js";
-import { resolveProps } from "./source-props.js";
+import { DB, resolveProps } from "./source-props.js";
 import { intervalSecondsOf } from "./timer-spec.js";
 
 const TTL_MS = 2000;
@@ -19,6 +19,8 @@ export interface RunnableSource {
   codeUrl: string | undefined;
   metadata: ComponentMetadata;
   props: Record<string, unknown>;
+  /** Whether the component has a $.service.db prop (its executions then run one at a time). */
+  usesDb: boolean;
   intervalSeconds: number | null;
   loadedAt: number;
 }
@@ -63,6 +65,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     codeUrl: component.componentUrl ?? undefined,
     metadata: component.metadata,
     props,
+    usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
     intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
     loadedAt: performance.now(),
   };
