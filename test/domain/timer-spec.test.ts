@@ -17,6 +17,8 @@ describe("timer schedules", () => {
     assert.throws(() => timerSpecOf(prop(), { intervalSeconds: 5 }, 15), (e: unknown) => e instanceof ServiceError && e.code === "VALIDATION" && /at least 15/.test(e.message));
     assert.throws(() => timerSpecOf(prop(), { cron: "* * * * * *" }, 15), (e: unknown) => e instanceof ServiceError && /minimum is 15/.test(e.message));
     assert.throws(() => timerSpecOf(prop(), { cron: "not a cron" }, 15), (e: unknown) => e instanceof ServiceError && /invalid cron/.test(e.message));
+    assert.throws(() => timerSpecOf(prop(), { intervalSeconds: 1e20 }, 15), (e: unknown) => e instanceof ServiceError && /at most/.test(e.message));
+    assert.throws(() => timerSpecOf(prop(), "every minute", 15), (e: unknown) => e instanceof ServiceError && /must be an object/.test(e.message));
   });
 
   it("computes the next run in UTC, strictly after the given time", () => {

@@ -21,8 +21,13 @@ function fromObject(value: unknown): TimerSpec | undefined {
   return { intervalSeconds: cron ? null : interval, cron };
 }
 
+/** The longest interval accepted: a year (also keeps next-run times far inside bigint). */
+export const MAX_TIMER_SECONDS = 366 * 24 * 3600;
+
 export function timerSpecOf(prop: ConfigurableProp, configured: unknown, minSeconds: number): TimerSpec {
-  const spec = fromObject(configured) ?? fromObject(prop.default) ?? fromObject(prop) ?? { intervalSeconds: DEFAULT_TIMER_SECONDS, cron: null };
+  const override = fromObject(configured);
+  if (configured !== undefined && configured !== null && !override) throw invalid(`configured_props.${prop.name} must be an object with intervalSeconds or cron`);
+  const spec = override ?? fromObject(prop.default) ?? fromObject(prop) ?? { intervalSeconds: DEFAULT_TIMER_SECONDS, cron: null };
   if (spec.cron) {
     const gap = cronGapSeconds(spec.cron, prop.name);
     if (gap < minSeconds) throw invalid(`configured_props.${prop.name}: the cron schedule runs every ${gap} s; the minimum is ${minSeconds} s`);
@@ -31,6 +36,7 @@ export function timerSpecOf(prop: ConfigurableProp, configured: unknown, minSeco
   const seconds = spec.intervalSeconds;
   if (seconds === null || !Number.isInteger(seconds)) throw invalid(`configured_props.${prop.name}: intervalSeconds must be an integer`);
   if (seconds < minSeconds) throw invalid(`configured_props.${prop.name}: intervalSeconds must be at least ${minSeconds}`);
+  if (seconds > MAX_TIMER_SECONDS) throw invalid(`configured_props.${prop.name}: intervalSeconds must be at most ${MAX_TIMER_SECONDS}`);
   return spec;
 }
 
