@@ -53,7 +53,7 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
       answered = true;
       resolve(outcome);
     };
-    runSource(deps, { sourceId: source.id, entry: "run", event, countUsage: true, onResponse: (response) => answer({ kind: "response", response }) }).then(
+    runSource(deps, { sourceId: source.id, entry: "run", event, onResponse: (response) => answer({ kind: "response", response }) }).then(
       (result) => {
         if (answered) return;
         if (!result) return reject(notFound());

@@ -19,8 +19,6 @@ export interface RunRequest {
   sourceId: string;
   entry: ExecuteRequest["entry"];
   event?: unknown;
-  /** Hooks do not count as invocations; runs do. */
-  countUsage?: boolean;
   onResponse?: (response: HttpResponseRecord) => void;
   /** Use this instead of the cached source (lifecycle hooks of code being replaced). */
   source?: RunnableSource;
@@ -66,7 +64,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
           .executeTakeFirst();
         if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
       }
-      if (request.countUsage) await recordUsage(tx, source.userId, now, result.durationMs);
+      await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too
       return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
     });
     if (stored.length > 0) announceEvents([source.id]);

@@ -21,7 +21,7 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
   queue.handle(SOURCE_RUN_JOB, async (job) => {
     const source = await runnableSource(ctx, job.payload.sourceId);
     if (!source?.active) return;
-    await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event, countUsage: true });
+    await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event });
   });
   queue.handle(SOURCE_TIMER_JOB, async (job) => {
     await runTimer(deps, job.payload as TimerJobPayload);
@@ -44,7 +44,7 @@ export async function runTimer(deps: SourceDeps, payload: TimerJobPayload): Prom
     await recordSourceError(deps.ctx, source, { name: "QuotaExceeded", message: `scheduled run skipped: ${exceeded}`, stack: "" }, event);
     return;
   }
-  await runSource(deps, { sourceId: source.id, entry: "run", event, countUsage: true });
+  await runSource(deps, { sourceId: source.id, entry: "run", event });
 }
 
 /** A subscription delivered an event to this source: run it with that event. */
@@ -56,5 +56,5 @@ export async function runSourceForDelivery(deps: SourceDeps, delivery: { listene
     await recordSourceError(deps.ctx, source, { name: "QuotaExceeded", message: `delivered event skipped: ${exceeded}`, stack: "" }, delivery.event);
     return;
   }
-  await runSource(deps, { sourceId: source.id, entry: "run", event: delivery.event, countUsage: true });
+  await runSource(deps, { sourceId: source.id, entry: "run", event: delivery.event });
 }
