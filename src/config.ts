@@ -23,6 +23,8 @@ export interface Config {
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
   logLevel: string;
+  /** Seconds between comment lines that keep live tails (SSE) open. */
+  sseKeepaliveSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -73,5 +75,6 @@ export function loadConfig(env: Env = process.env): Config {
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
+    sseKeepaliveSeconds: int(env, "SLUICE_SSE_KEEPALIVE_SECONDS", 15, 1),
   };
 }

@@ -14,7 +14,7 @@ for (const dialect of DIALECTS) {
     let app: TestApp;
     let account: Account;
     before(async () => {
-      app = await startTestApp(dialect);
+      app = await startTestApp(dialect, { sseKeepaliveSeconds: 1 });
       account = await app.newAccount();
     });
     after(async () => app.close());
@@ -170,6 +170,12 @@ for (const dialect of DIALECTS) {
       const streams = [...errorsText.matchAll(/\ndata: ([^\n]+)/g)].map((m) => JSON.parse(m[1] as string).metadata.name);
       assert.deepEqual(streams, ["$errors"], "only the $errors stream");
       await errorsReader.cancel();
+
+      const idle = await fetch(`${app.baseUrl}/sources/${source.id}/sse`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+      const idleReader = idle.body!.getReader();
+      let idleText = "";
+      while (!idleText.includes(": keepalive\n\n")) idleText += new TextDecoder().decode((await idleReader.read()).value);
+      await idleReader.cancel();
 
       assert.equal((await fetch(`${app.baseUrl}/sources/${source.id}/sse`)).status, 401);
       assert.equal((await fetch(`${app.baseUrl}/sources/dc_nope/sse`, { headers: { authorization: `Bearer ${account.apiKey}` } })).status, 404);

@@ -2,7 +2,8 @@
 // failures before responding, $.service.db, named streams, $logs, $errors, 413 and 404.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { DIALECTS } from "../helpers/dialects.js";
+import { createTestDatabase, DIALECTS } from "../helpers/dialects.js";
+import { ApiClient } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
 
@@ -186,6 +187,51 @@ for (const dialect of DIALECTS) {
       await waitForEvents(paid.api, paidSource.id, 3, { event_name: "counter" });
       const paidMe = await paid.api.get("/users/me");
       assert.equal(paidMe.body.data.billing_period_invocations, 3);
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`source work survives a restart [${dialect}]`, () => {
+    it("a request answered 200 and a queued event deletion are carried out by a worker started later", async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        // An API-only process: it answers and queues, but runs nothing.
+        const apiOnly = await startTestApp(dialect, {}, { roles: ["api"], database });
+        const account = await apiOnly.newAccount();
+        const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+        const url = source.configured_props.http.endpoint_url;
+        assert.equal((await post(url, { emits: [{ event: { keep: 1 } }, { event: { drop: 1 } }] })).status, 200);
+        await apiOnly.close();
+
+        const worker = await startTestApp(dialect, {}, { roles: ["api", "worker"], database });
+        try {
+          const api = new ApiClient(worker.baseUrl, account.apiKey);
+          const stored = await waitForEvents(api, source.id, 2);
+          assert.deepEqual(stored.map((s: any) => s.event), [{ drop: 1 }, { keep: 1 }]);
+          await worker.close();
+
+          const apiAgain = await startTestApp(dialect, {}, { roles: ["api"], database });
+          const deletion = await new ApiClient(apiAgain.baseUrl, account.apiKey).delete(`/sources/${source.id}/events`, { start_id: stored[0].id });
+          assert.equal(deletion.status, 202);
+          await apiAgain.close();
+
+          const workerAgain = await startTestApp(dialect, {}, { roles: ["api", "worker"], database });
+          try {
+            const apiNow = new ApiClient(workerAgain.baseUrl, account.apiKey);
+            await waitFor("the queued deletion", async () => {
+              const left = await summaries(apiNow, source.id);
+              return left.length === 1 && left[0].event.keep === 1;
+            });
+          } finally {
+            await workerAgain.close();
+          }
+        } finally {
+          await worker.close();
+        }
+      } finally {
+        await database.drop();
+      }
     });
   });
 }

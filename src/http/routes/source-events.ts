@@ -55,7 +55,7 @@ export const sourceEventRoutes: RouteModule = async (scope, { services }) => {
     async (request, reply) => {
       const header = request.headers["last-event-id"];
       const tail = await openSourceTail({ ctx, actor: actorOf(request), id: request.params.id, eventName: request.query.event_name, lastEventId: typeof header === "string" ? header : undefined });
-      streamEvents(request, reply, tail);
+      streamEvents(request, reply, tail, { keepaliveMs: ctx.config.sseKeepaliveSeconds * 1000 });
     },
   );
 };
