@@ -54,7 +54,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ...result.logs.map((log) => ({ stream: "$logs", event: { level: log.level, message: log.message } })),
     ];
     if (result.error) events.push(errorEvent(result.error, request.event));
-    const stored = await ctx.db.transaction().execute(async (tx) => {
+    const stored = await retryOnIdClash(() => ctx.db.transaction().execute(async (tx) => {
       const now = ctx.clock.now();
       if (stateful) {
         const updated = await tx
@@ -66,10 +66,27 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       }
       await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too
       return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
-    });
+    }));
     if (stored.length > 0) announceEvents([source.id]);
     return result;
   });
+}
+
+/**
+ * Two processes storing events of one emitter at the same millisecond may pick the same id;
+ * the loser's transaction rolls back and is tried again, and then reads the winner's id as
+ * its floor. The user code is not run again.
+ */
+async function retryOnIdClash<T>(store: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store();
+    } catch (error) {
+      const err = error as { code?: string; message?: string };
+      const clash = err.code === "23505" || /UNIQUE constraint failed: events/.test(err.message ?? "");
+      if (!clash || attempt >= 5) throw error;
+    }
+  }
 }
 
 /** Emits of one execution in the order of their meta.ts; those without ts keep their place. */
