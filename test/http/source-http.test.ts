@@ -192,6 +192,27 @@ for (const dialect of DIALECTS) {
 }
 
 for (const dialect of DIALECTS) {
+  describe(`source compute-time quota [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      // A zero compute quota is used up by the first execution, however short.
+      app = await startTestApp(dialect, { freeDailyComputeMs: 0 });
+    });
+    after(async () => app.close());
+
+    it("over the free daily compute-time quota, endpoints answer 429 naming it", async () => {
+      const free = await app.newAccount({ plan: "free" });
+      const source = await createSource(free.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const url = source.configured_props.http.endpoint_url;
+      assert.equal((await post(url, {})).status, 200);
+      await waitForEvents(free.api, source.id, 1, { event_name: "counter" });
+      const limited = await post(url, {});
+      assert.equal(limited.status, 429);
+      assert.ok(Number(limited.headers.get("retry-after")) >= 1);
+      assert.match((await limited.json()).error, /compute time quota/);
+    });
+  });
+
   describe(`source work survives a restart [${dialect}]`, () => {
     it("a request answered 200 and a queued event deletion are carried out by a worker started later", async () => {
       const database = await createTestDatabase(dialect);
