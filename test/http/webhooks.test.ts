@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import type { ApiClient } from "../helpers/http-client.js";
+import { FakeClock } from "../../src/lib/clock.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 
 const ACCEPTED_URLS = [
@@ -38,14 +39,17 @@ for (const dialect of DIALECTS) {
   describe(`webhooks [${dialect}]`, () => {
     let app: TestApp;
     let alice: Account;
+    // The clock moves only when a test moves it, so creation order is list order exactly
+    // (real time could give two webhooks the same millisecond).
+    const clock = new FakeClock(Date.now());
     before(async () => {
-      app = await startTestApp(dialect);
+      app = await startTestApp(dialect, {}, { clock, roles: ["api"] });
       alice = await app.newAccount();
     });
     after(async () => app.close());
 
     it("creates a webhook from the query string, with a whsec_ secret and Unix-second timestamps", async () => {
-      const before = Math.floor(Date.now() / 1000);
+      clock.advance(1500);
       const res = await createWebhook(alice.api, { url: "https://example.test/in", name: "Mine", description: "for tests" });
       assert.equal(res.status, 200);
       const hook = res.body.data;
@@ -58,7 +62,7 @@ for (const dialect of DIALECTS) {
       assert.match(hook.signing_secret, /^whsec_[A-Za-z0-9+/=]{20,}$/);
       for (const field of ["created_at", "updated_at"]) {
         assert.ok(Number.isInteger(hook[field]), field);
-        assert.ok(hook[field] >= before - 1 && hook[field] <= Math.floor(Date.now() / 1000) + 1, `${field} is in Unix seconds`);
+        assert.equal(hook[field], Math.floor(clock.now() / 1000), `${field} is in Unix seconds`);
       }
       const read = await alice.api.get(`/webhooks/${hook.id}`);
       assert.equal(read.status, 200);
@@ -110,13 +114,15 @@ for (const dialect of DIALECTS) {
 
     it("GET, PUT and DELETE one webhook", async () => {
       const created = (await createWebhook(alice.api, { url: "https://example.test/manage", name: "old" })).body.data;
+      clock.advance(2000);
       const put = await alice.api.put(`/webhooks/${created.id}`, { name: "new", description: "d", url: "http://example.test:81/x", active: false });
       assert.equal(put.status, 200, put.text);
       assert.equal(put.body.data.name, "new");
       assert.equal(put.body.data.description, "d");
       assert.equal(put.body.data.url, "http://example.test:81/x");
       assert.equal(put.body.data.active, false);
-      assert.ok(put.body.data.updated_at >= created.updated_at);
+      assert.equal(put.body.data.updated_at, created.updated_at + 2, "updated_at moves, created_at stays");
+      assert.equal(put.body.data.created_at, created.created_at);
 
       const read = await alice.api.get(`/webhooks/${created.id}`);
       assert.deepEqual({ ...read.body.data }, { ...put.body.data });
@@ -155,7 +161,10 @@ for (const dialect of DIALECTS) {
       before(async () => {
         lister = await app.newAccount();
         const made: string[] = [];
-        for (let i = 0; i < TOTAL; i++) made.push((await createWebhook(lister.api, { url: `https://example.test/${i}`, name: `hook ${i}` })).body.data.id);
+        for (let i = 0; i < TOTAL; i++) {
+          clock.advance(1000);
+          made.push((await createWebhook(lister.api, { url: `https://example.test/${i}`, name: `hook ${i}` })).body.data.id);
+        }
         ids = made.reverse();
       });
 
@@ -165,6 +174,9 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(Object.keys(res.body).sort(), ["data", "page_info"]);
         assert.equal(res.body.data.length, 10);
         assert.deepEqual(res.body.data.map((w: any) => w.id), ids.slice(0, 10));
+        const times = res.body.data.map((w: any) => w.created_at);
+        assert.deepEqual(times, [...times].sort((a: number, b: number) => b - a), "newest first");
+        assert.equal(new Set(times).size, times.length);
         for (const item of res.body.data) {
           assert.equal("user_id" in item, false);
           assert.equal("signing_secret" in item, false);
