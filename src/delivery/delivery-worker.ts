@@ -9,7 +9,6 @@ import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "./delivery-job-type.js";
 import { recordAttempt, setDeliveryState, type AttemptRecord } from "./delivery-records.js";
-import { EndpointLimiter } from "./endpoint-limiter.js";
 import { withDeliveryHops } from "./hops.js";
 import { listenerHandlerFor } from "./listener-handlers.js";
 import { reportExhaustedDelivery } from "./report-exhausted.js";
@@ -22,12 +21,15 @@ export interface DeliveryWorkerOptions {
   sender?: WebhookSender;
   /** Deliveries in flight per process. */
   concurrency?: number;
-  /** Deliveries in flight per listener (webhook, source or workflow). */
+  /** Deliveries in flight per listener (webhook, source or workflow) in one worker. */
   perListenerConcurrency?: number;
 }
 
-/** How long a delivery waits before looking again when its endpoint is at its limit. */
-const BUSY_RETRY_MS = 100;
+/**
+ * Per listener, so a slow or dead endpoint holds at most this many of a worker's delivery
+ * slots: the queue does not claim a listener's deliveries while it has this many running.
+ */
+export const PER_LISTENER_CONCURRENCY = 16;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
 
 type Result = void | { retryAt: number };
@@ -35,17 +37,11 @@ type Result = void | { retryAt: number };
 export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
   const { ctx, queue } = options;
   const sender = options.sender ?? createWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
-  const limiter = new EndpointLimiter(options.perListenerConcurrency ?? 8);
 
   async function run(job: Job): Promise<Result> {
     const delivery = await ctx.db.selectFrom("deliveries").selectAll().where("id", "=", job.payload.deliveryId).executeTakeFirst();
     if (!delivery || delivery.status !== "pending") return; // done before, or resent as a new job
-    if (!limiter.tryAcquire(delivery.listener_id)) return { retryAt: ctx.clock.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS) };
-    try {
-      return idPrefix(delivery.listener_id) === "wh" ? await toWebhook(delivery, job) : await toListener(delivery, job);
-    } finally {
-      limiter.release(delivery.listener_id);
-    }
+    return idPrefix(delivery.listener_id) === "wh" ? toWebhook(delivery, job) : toListener(delivery, job);
   }
 
   async function toWebhook(delivery: DeliveriesTable, job: Job): Promise<Result> {
@@ -125,7 +121,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     return { retryAt };
   }
 
-  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 256 });
+  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 256, perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY });
   return {
     async stop() {
       sender.close();

@@ -71,7 +71,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   for (let i = 0; i < deliveries.length; i += 200) await db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).execute();
   await enqueueJobs(
     db,
-    deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, runAt: now })),
+    deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, concurrencyKey: d.listener_id, runAt: now })),
     now,
   );
 }

@@ -7,6 +7,8 @@ export interface NewJob {
   type: string;
   payload: unknown;
   userId?: string;
+  /** Jobs with the same key run at most `perKeyConcurrency` at a time in one worker. */
+  concurrencyKey?: string;
   /** Milliseconds; now when absent. */
   runAt?: number;
 }
@@ -27,7 +29,7 @@ export type JobHandler = (job: Job) => Promise<void | { retryAt: number }>;
 export interface JobQueue {
   /** Adds jobs inside `db`, which may be an open transaction; they run once it commits. */
   enqueue(db: Kysely<Database>, jobs: NewJob[]): Promise<void>;
-  handle(type: string, handler: JobHandler, options?: { concurrency?: number }): void;
+  handle(type: string, handler: JobHandler, options?: { concurrency?: number; perKeyConcurrency?: number }): void;
   start(): void;
   stop(): Promise<void>;
 }

@@ -29,7 +29,13 @@ export interface QueueOptions {
 interface Registration {
   handler: JobHandler;
   concurrency: number;
+  /** Claimed jobs of this type held by this worker (running or waiting for their key). */
   running: number;
+  /** Per concurrency key: at most this many run at once (0: no limit). */
+  perKey: number;
+  runningByKey: Map<string, number>;
+  /** Claimed beyond their key's limit (a claim may overshoot a partly busy key). */
+  waitingByKey: Map<string, JobsTable[]>;
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
@@ -69,8 +75,15 @@ export class DbJobQueue implements JobQueue {
     return enqueueJobs(db, jobs, this.options.clock.now());
   }
 
-  handle(type: string, handler: JobHandler, options: { concurrency?: number } = {}): void {
-    this.handlers.set(type, { handler, concurrency: options.concurrency ?? this.defaultConcurrency, running: 0 });
+  handle(type: string, handler: JobHandler, options: { concurrency?: number; perKeyConcurrency?: number } = {}): void {
+    this.handlers.set(type, {
+      handler,
+      concurrency: options.concurrency ?? this.defaultConcurrency,
+      running: 0,
+      perKey: options.perKeyConcurrency ?? 0,
+      runningByKey: new Map(),
+      waitingByKey: new Map(),
+    });
     this.wake();
   }
 
@@ -119,7 +132,7 @@ export class DbJobQueue implements JobQueue {
         for (const [type, registration] of this.handlers) {
           const free = registration.concurrency - registration.running;
           if (free <= 0 || !this.running) continue;
-          const jobs = await this.claim(type, free);
+          const jobs = await this.claim(type, free, registration);
           for (const row of jobs) this.dispatch(row, registration);
           if (jobs.length === free) full = true;
         }
@@ -133,19 +146,62 @@ export class DbJobQueue implements JobQueue {
     }
   }
 
-  private async claim(type: string, limit: number): Promise<JobsTable[]> {
+  private async claim(type: string, limit: number, registration: Registration): Promise<JobsTable[]> {
     const token = `${this.workerId}.${++this.claimCounter}`;
-    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token });
+    const busyKeys = this.busyKeys(registration);
+    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token, busyKeys, perKey: registration.perKey });
+  }
+
+  /**
+   * Keys skipped by claims: those this worker holds (runs or has waiting) its limit of, so a
+   * key holds at most twice its limit and its next job starts without waiting for a claim.
+   */
+  private busyKeys(registration: Registration): string[] {
+    if (registration.perKey <= 0) return [];
+    const held = (key: string) => (registration.runningByKey.get(key) ?? 0) + (registration.waitingByKey.get(key)?.length ?? 0);
+    return [...registration.runningByKey.keys()].filter((key) => held(key) >= registration.perKey);
   }
 
   private dispatch(row: JobsTable, registration: Registration): void {
     registration.running++;
     this.leases.set(row.id, row.lease_token!);
+    const key = registration.perKey > 0 ? row.concurrency_key : null;
+    if (key !== null) {
+      const running = registration.runningByKey.get(key) ?? 0;
+      if (running >= registration.perKey) {
+        const waiting = registration.waitingByKey.get(key);
+        if (waiting) waiting.push(row);
+        else registration.waitingByKey.set(key, [row]);
+        return;
+      }
+      registration.runningByKey.set(key, running + 1);
+    }
+    this.startJob(row, registration, key);
+  }
+
+  private startJob(row: JobsTable, registration: Registration, key: string | null): void {
     const run = this.runJob(row, registration).finally(() => {
+      // Claiming again only helps when this frees something a claim was short of: a slot of
+      // a full type, or a key that was at its limit. Other wake-ups come from new jobs and timers.
+      const wasFull = registration.running >= registration.concurrency;
+      let keyFreed = false;
       registration.running--;
       this.leases.delete(row.id);
       this.inFlight.delete(run);
-      this.wake(); // a slot is free
+      if (key !== null) {
+        const waiting = registration.waitingByKey.get(key);
+        const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
+        keyFreed = heldBefore === registration.perKey;
+        const next = waiting?.shift();
+        if (waiting?.length === 0) registration.waitingByKey.delete(key);
+        if (next) this.startJob(next, registration, key);
+        else {
+          const left = (registration.runningByKey.get(key) ?? 1) - 1;
+          if (left > 0) registration.runningByKey.set(key, left);
+          else registration.runningByKey.delete(key);
+        }
+      }
+      if (wasFull || keyFreed) this.wake();
     });
     this.inFlight.add(run);
   }
@@ -197,22 +253,28 @@ export class DbJobQueue implements JobQueue {
     }
   }
 
-  /** Until the earliest job becomes claimable (due, or its lease expires), capped by the poll. */
+  /**
+   * Until the earliest job becomes claimable (due, or its lease expires), capped by the poll.
+   * Jobs of keys at their limit here do not count: a completion of that key wakes the loop.
+   */
   private async msUntilNextDue(): Promise<number> {
-    const types = [...this.handlers.keys()];
-    if (types.length === 0) return this.pollMs;
+    let next = Infinity;
     try {
-      const row = await this.options.db
-        .selectFrom("jobs")
-        .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
-        .where("type", "in", types)
-        .executeTakeFirst();
-      const next = row?.next;
-      if (next === null || next === undefined) return this.pollMs;
-      return Math.max(0, Math.min(this.pollMs, Number(next) - this.options.clock.now() + 1));
+      for (const [type, registration] of this.handlers) {
+        const busy = this.busyKeys(registration);
+        let query = this.options.db
+          .selectFrom("jobs")
+          .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
+          .where("type", "=", type);
+        if (busy.length > 0) query = query.where((eb) => eb.or([eb("concurrency_key", "is", null), eb("concurrency_key", "not in", busy)]));
+        const row = await query.executeTakeFirst();
+        if (row?.next !== null && row?.next !== undefined) next = Math.min(next, Number(row.next));
+      }
     } catch {
       return this.pollMs;
     }
+    if (next === Infinity) return this.pollMs;
+    return Math.max(0, Math.min(this.pollMs, next - this.options.clock.now() + 1));
   }
 
   private sleep(ms: number): Promise<void> {

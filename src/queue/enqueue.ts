@@ -23,6 +23,7 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     type: job.type,
     payload: JSON.stringify(job.payload ?? null),
     user_id: job.userId ?? null,
+    concurrency_key: job.concurrencyKey ?? null,
     run_at: job.runAt ?? now,
     attempts: 0,
     lease_token: null,

@@ -5,18 +5,33 @@ import pg from "pg";
 import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database, JobsTable } from "../store/schema.js";
-import { JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
+import { claimScanSize, JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
 
 const RECONNECT_DELAY_MS = 1000;
 
 export function postgresQueueDialect(databaseUrl: string, logger: Logger): QueueDialect {
   return {
     async claim(db: Kysely<Database>, r: ClaimRequest): Promise<JobsTable[]> {
+      // As on SQLite (at most `perKey` per concurrency key among the earliest due jobs), then
+      // row locks skipping jobs another worker is claiming; the lease is re-checked under lock.
+      const perKey = r.perKey > 0 ? r.perKey : r.limit;
       const result = await sql<JobsTable>`
         update jobs set lease_token = ${r.token}, locked_until = ${r.now + r.leaseMs}, attempts = attempts + 1
         where id in (
           select id from jobs
-          where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
+          where id in (
+            select id from (
+              select id, row_number() over (partition by coalesce(concurrency_key, id) order by run_at, id) as rn
+              from (
+                select id, run_at, concurrency_key from jobs
+                where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
+                  and (concurrency_key is null or not (concurrency_key = any(${r.busyKeys}::text[])))
+                order by run_at limit ${claimScanSize(r.limit)}
+              ) scan
+            ) ranked
+            where rn <= ${perKey}
+          )
+          and (locked_until is null or locked_until < ${r.now})
           order by run_at limit ${r.limit}
           for update skip locked
         )

@@ -10,7 +10,14 @@ export interface ClaimRequest {
   leaseMs: number;
   /** Written on the claimed rows; only its holder may finish or reschedule them. */
   token: string;
+  /** Keys this worker runs its limit of already: their jobs are left for later or others. */
+  busyKeys: string[];
+  /** At most this many jobs per concurrency key in one claim (0: no limit). */
+  perKey: number;
 }
+
+/** How many of the earliest due jobs a claim looks at when it caps jobs per key. */
+export const claimScanSize = (limit: number) => Math.min(2000, Math.max(100, limit * 4));
 
 export interface QueueDialect {
   /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */

@@ -121,6 +121,7 @@ export interface JobsTable {
   type: string;
   payload: string; // JSON
   user_id: string | null;
+  concurrency_key: string | null;
   run_at: number;
   attempts: number;
   lease_token: string | null;

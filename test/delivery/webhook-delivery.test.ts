@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
+import { PER_LISTENER_CONCURRENCY } from "../../src/delivery/delivery-worker.js";
 import { fanOut, type FanOutOptions } from "../../src/delivery/fan-out.js";
 import { MAX_DELIVERY_HOPS, withDeliveryHops } from "../../src/delivery/hops.js";
 import { registerListenerHandler, type ListenerDelivery } from "../../src/delivery/listener-handlers.js";
@@ -214,7 +215,7 @@ for (const dialect of DIALECTS) {
       await waitFor(() => receiver.at("/fast").length === 20, 3000);
       assert.ok(Date.now() - t0 < 3000);
       // The per-endpoint limit keeps the hanging endpoint to a few requests at a time.
-      assert.ok(receiver.at("/hang").length <= 8, `${receiver.at("/hang").length} requests in flight to the hanging endpoint`);
+      assert.ok(receiver.at("/hang").length <= PER_LISTENER_CONCURRENCY, `${receiver.at("/hang").length} requests in flight to the hanging endpoint`);
     });
 
     it("stops fan-out past the hop limit and carries hops into listener handlers", async () => {

@@ -93,7 +93,7 @@ for (const dialect of DIALECTS) {
       await newQueue().enqueue(store.db, [{ type: "orphan", payload: { v: 7 } }]);
       // A worker claims the job with a short lease and then dies without finishing it.
       const claimDialect = dialect === "postgres" ? postgresQueueDialect(database.databaseUrl!, logger) : sqliteQueueDialect;
-      const claimed = await claimDialect.claim(store.db, { type: "orphan", limit: 10, now: Date.now(), leaseMs: 400, token: "dead.1" });
+      const claimed = await claimDialect.claim(store.db, { type: "orphan", limit: 10, now: Date.now(), leaseMs: 400, token: "dead.1", busyKeys: [], perKey: 0 });
       assert.equal(claimed.length, 1);
       const claimedAt = Date.now();
       const queue = newQueue({ pollMs: 100 });
@@ -135,6 +135,38 @@ for (const dialect of DIALECTS) {
       assert.equal(maxConcurrent, 1);
       await a.stop();
       await b.stop();
+    });
+
+    it("runs at most perKeyConcurrency jobs of one key at a time, without holding up other keys", async () => {
+      const queue = newQueue({ pollMs: 60_000 });
+      const running = new Map<string, number>();
+      const maxRunning = new Map<string, number>();
+      const done: string[] = [];
+      let releaseSlow!: () => void;
+      const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
+      queue.handle(
+        "keyed",
+        async (job) => {
+          const key = job.payload.key as string;
+          running.set(key, (running.get(key) ?? 0) + 1);
+          maxRunning.set(key, Math.max(maxRunning.get(key) ?? 0, running.get(key)!));
+          if (key === "slow") await slowGate;
+          else await new Promise((resolve) => setImmediate(resolve));
+          running.set(key, running.get(key)! - 1);
+          done.push(key);
+        },
+        { concurrency: 20, perKeyConcurrency: 3 },
+      );
+      queue.start();
+      await queue.enqueue(store.db, Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "slow" }, concurrencyKey: "slow" })));
+      await queue.enqueue(store.db, Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "fast" }, concurrencyKey: "fast" })));
+      // Every fast job finishes while the slow key is stuck at its limit.
+      await waitFor(() => done.filter((k) => k === "fast").length === 30, 5000);
+      assert.equal(maxRunning.get("slow"), 3);
+      assert.ok(maxRunning.get("fast")! <= 3);
+      releaseSlow();
+      await waitFor(() => done.length === 60, 5000);
+      await queue.stop();
     });
 
     if (dialect === "postgres") {

@@ -52,7 +52,7 @@ async function requeue(db: Kysely<Database>, deliveries: DeliveriesTable[], now:
     .set({ status: "pending", attempts: 0, next_attempt_at: now, updated_at: now })
     .where("id", "in", deliveries.map((d) => d.id))
     .execute();
-  await enqueueJobs(db, deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, runAt: now })), now);
+  await enqueueJobs(db, deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, concurrencyKey: d.listener_id, runAt: now })), now);
 }
 
 function assertActive(active: number): void {

@@ -10,6 +10,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("type", "text", (c) => c.notNull())
     .addColumn("payload", "text", (c) => c.notNull())
     .addColumn("user_id", "text")
+    // Jobs sharing a key (e.g. one webhook endpoint) run at most N at a time per worker.
+    .addColumn("concurrency_key", "text")
     .addColumn("run_at", "bigint", (c) => c.notNull())
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("lease_token", "text")
