@@ -2,6 +2,7 @@
 // the targets of DESIGN.md §8. Results go to stdout and bench-results/latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runDeliveryBench } from "./delivery.js";
 import { runIngestBench } from "./ingest.js";
 import { repoRoot } from "./lib/paths.js";
 
@@ -24,6 +25,12 @@ async function main(): Promise<void> {
   console.log(line("HTTP source, customResponse", ingest.ingestCustomResponse, `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 20 %, p99 ≤ 25 ms)`));
   console.log(line("HTTP source, 200 on acceptance", ingest.ingestAccepted, `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`));
   console.log(line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 30 %)`));
+
+  const delivery = await runDeliveryBench({ throughputEvents: Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000) });
+  results.delivery = delivery;
+  const { latency, throughput } = delivery;
+  console.log(`${"emit → webhook received".padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
+  console.log(`${"webhook deliveries".padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events, missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });

@@ -8,7 +8,7 @@ import type { Job, JobQueue } from "../queue/contract.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "./delivery-job-type.js";
-import { recordAttempt, setDeliveryState, type AttemptRecord } from "./delivery-records.js";
+import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "./hops.js";
 import { listenerHandlerFor } from "./listener-handlers.js";
 import { reportExhaustedDelivery } from "./report-exhausted.js";
@@ -37,6 +37,7 @@ type Result = void | { retryAt: number };
 export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
   const { ctx, queue } = options;
   const sender = options.sender ?? createWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
+  const successes = successRecorder(ctx.db, () => ctx.clock.now());
 
   async function run(job: Job): Promise<Result> {
     const delivery = await ctx.db.selectFrom("deliveries").selectAll().where("id", "=", job.payload.deliveryId).executeTakeFirst();
@@ -102,11 +103,11 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   async function settle(delivery: DeliveriesTable, attempt: AttemptRecord, ok: boolean, finalReason: string | undefined, retryAfterMs: number | undefined): Promise<Result> {
     const now = ctx.clock.now();
     const attempts = delivery.attempts + 1;
-    await recordAttempt(ctx.db, delivery.id, attempt);
     if (ok) {
-      await setDeliveryState(ctx.db, delivery, { status: "succeeded", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });
+      await successes.add({ deliveryId: delivery.id, attempt });
       return;
     }
+    await recordAttempt(ctx.db, delivery.id, attempt);
     const delay = finalReason ? undefined : nextRetryDelayMs(ctx.config.webhookRetryScheduleSeconds, attempts, retryAfterMs);
     if (delay === undefined) {
       await setDeliveryState(ctx.db, delivery, { status: "failed", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });

@@ -9,6 +9,7 @@ import { toError } from "../lib/errors.js";
 import { randomString } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import type { Job, JobHandler, JobQueue, NewJob } from "./contract.js";
+import { createBatcher } from "./batcher.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
 import { onJobsAdded } from "./wake.js";
@@ -64,6 +65,15 @@ export class DbJobQueue implements JobQueue {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly defaultConcurrency: number;
+
+  /** Finished jobs are deleted in groups; each still only while this worker holds its lease. */
+  private readonly finished = createBatcher<{ id: string; token: string }>(async (items) => {
+    await this.options.db
+      .deleteFrom("jobs")
+      .where("id", "in", items.map((item) => item.id))
+      .where("lease_token", "in", [...new Set(items.map((item) => item.token))])
+      .execute();
+  });
 
   constructor(private readonly options: QueueOptions) {
     this.leaseMs = options.leaseMs ?? 60_000;
@@ -220,7 +230,7 @@ export class DbJobQueue implements JobQueue {
     }
     try {
       if (outcome && typeof outcome.retryAt === "number") await this.reschedule(row.id, token, outcome.retryAt, null);
-      else await this.options.db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).execute();
+      else await this.finished.add({ id: row.id, token });
     } catch (error) {
       // The lease runs out and the job is retried: at least once, never lost.
       if (this.running) this.options.logger.error({ err: error, jobId: row.id }, "could not finish job");
