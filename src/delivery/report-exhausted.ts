@@ -6,6 +6,8 @@
 import type { Ctx } from "../domain/context.js";
 import { appendEvents } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
+import { asWorkflowDeliveryError, type DeliveryFailureReport } from "../domain/workflows/delivery-failure.js";
+import { idPrefix } from "../lib/ids.js";
 import type { DeliveriesTable } from "../store/schema.js";
 import { withDeliveryHops } from "./hops.js";
 
@@ -37,13 +39,16 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   ctx.logger.warn({ deliveryId: delivery.id, listenerId: delivery.listener_id, reason: info.reason }, "delivery failed for good");
   // The emitter may have been deleted since; then there is no stream to report on.
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
+  const report = exhaustedErrorEvent(delivery, info);
+  // A workflow's $errors events have the spec's shape (issue 5).
+  const event = idPrefix(delivery.emitter_id) === "p" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
   await withDeliveryHops(delivery.hops + 1, () =>
     ctx.db.transaction().execute((trx) =>
       appendEvents(trx, {
         userId: delivery.user_id,
         emitterId: delivery.emitter_id,
         nowMs: ctx.clock.now(),
-        events: [{ stream: "$errors", event: exhaustedErrorEvent(delivery, info) }],
+        events: [{ stream: "$errors", event }],
       }),
     ),
   );

@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       smtp = await new MailCatcher().start();
       receiver = await new Receiver().start();
-      app = await startTestApp(dialect, { smtpUrl: smtp.url, smtpFrom: "sluice@test.local", allowPrivateEgress: true, runTimeoutSeconds: 5 });
+      app = await startTestApp(dialect, { smtpUrl: smtp.url, smtpFrom: "sluice@test.local", allowPrivateEgress: true, runTimeoutSeconds: 5, webhookRetryScheduleSeconds: [0] });
     });
     after(async () => {
       await app.close();
@@ -109,6 +109,26 @@ for (const dialect of DIALECTS) {
       assert.equal(body.error.cellId, wf.steps[1].id);
       assert.equal(delivered!.headers["x-sluice-emitter-id"], wf.id);
       assert.equal(delivered!.headers["x-sluice-event-name"], "$errors");
+    });
+
+    it("an emit whose webhook delivery fails for good is reported on the workflow's $errors in the spec's shape", async () => {
+      const account = await app.newAccount();
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
+      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/dead-${account.id}`, () => ({ status: 500 })) })).body.data;
+      assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: wf.id, listener_id: hook.id })).status, 200);
+      await post(wf.endpoint_url, { undeliverable: true });
+      const [reported] = await eventually(async () => {
+        const errors = await errorsOf(account, wf.id);
+        return errors.length > 0 && errors;
+      }, { what: "the delivery failure report" });
+      assert.ok(receiver.at(`/dead-${account.id}`).length >= 2, "retried before giving up");
+      const { error, original_context, original_event } = reported.event;
+      assert.deepEqual(Object.keys(error).sort(), ["cellId", "code", "stack", "ts"]);
+      assert.equal(error.code, "DELIVERY_FAILED");
+      assert.equal(original_context.workflow_id, wf.id);
+      assert.equal(original_context.source_type, "delivery");
+      assert.deepEqual(original_event.received.body, { undeliverable: true });
+      assert.equal(reported.event.delivery.listener_id, hook.id);
     });
 
     it("auto-subscriptions and p_* globs deliver workflow emits to a webhook", async () => {

@@ -4,8 +4,11 @@ import type { ExecutionFailure } from "../../runtime/contract.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { platformVersion } from "./platform-version.js";
 
-/** How a run was started: source_type in its context. Public HTTP requests are not verified. */
-export type TriggerKind = "http" | "subscription" | "replay" | "error";
+/**
+ * How a run was started: source_type in its context. Public HTTP requests are not verified.
+ * "delivery" marks the report of an emit that could not be delivered (no run).
+ */
+export type TriggerKind = "http" | "subscription" | "replay" | "error" | "delivery";
 
 export interface RunContext {
   id: string;
