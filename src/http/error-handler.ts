@@ -19,7 +19,9 @@ const CODE_BY_STATUS: Record<number, string> = { 400: "VALIDATION", 401: "UNAUTH
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
     if (error instanceof ServiceError) {
-      if (error.details.retryAfterSeconds !== undefined) reply.header("retry-after", String(Math.ceil(error.details.retryAfterSeconds)));
+      // Every 429 tells the client when to come back; a minute when the verb did not say.
+      const retryAfter = error.details.retryAfterSeconds ?? (error.code === "LIMIT_EXCEEDED" ? 60 : undefined);
+      if (retryAfter !== undefined) reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfter))));
       return reply.status(STATUS[error.code]).send({ error: error.message, code: error.code });
     }
     const fastifyError = error as FastifyError;
