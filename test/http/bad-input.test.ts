@@ -3,6 +3,9 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
+import Fastify from "fastify";
+import { installErrorHandling } from "../../src/http/error-handler.js";
+import { ServiceError } from "../../src/lib/errors.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { request, type RequestOptions, type TestResponse } from "../helpers/http-client.js";
 import { ADMIN_TOKEN, startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
@@ -122,6 +125,40 @@ function longUrlRequest(origin: string, path: string, key: string): Promise<Test
     req.end();
   });
 }
+
+describe("error mapping", () => {
+  it("maps each ServiceError code to its status, with a JSON error; faults become an opaque 500", async () => {
+    const app = Fastify({ logger: false });
+    installErrorHandling(app);
+    const thrown: Record<string, () => Error> = {
+      quota: () => new ServiceError("LIMIT_EXCEEDED", "daily quota used up"),
+      soon: () => new ServiceError("LIMIT_EXCEEDED", "slow down", { retryAfterSeconds: 0.2 }),
+      later: () => new ServiceError("LIMIT_EXCEEDED", "tomorrow", { retryAfterSeconds: 3600 }),
+      big: () => new ServiceError("PAYLOAD_TOO_LARGE", "too big"),
+      taken: () => new ServiceError("CONFLICT", "taken"),
+      fault: () => new Error("secret internal detail"),
+    };
+    for (const [name, make] of Object.entries(thrown)) {
+      app.get(`/${name}`, async () => {
+        throw make();
+      });
+    }
+    const get = (name: string) => app.inject({ method: "GET", url: `/${name}` });
+    const quota = await get("quota");
+    assert.equal(quota.statusCode, 429);
+    assert.equal(quota.headers["retry-after"], "60");
+    assert.deepEqual(quota.json(), { error: "daily quota used up", code: "LIMIT_EXCEEDED" });
+    assert.equal((await get("soon")).headers["retry-after"], "1");
+    assert.equal((await get("later")).headers["retry-after"], "3600");
+    assert.equal((await get("big")).statusCode, 413);
+    assert.equal((await get("taken")).statusCode, 409);
+    const fault = await get("fault");
+    assert.equal(fault.statusCode, 500);
+    assert.equal(fault.json().error, "internal server error");
+    assert.ok(!fault.body.includes("secret internal detail"), "faults are opaque");
+    await app.close();
+  });
+});
 
 for (const dialect of DIALECTS) {
   describe(`bad input [${dialect}]`, () => {
