@@ -47,7 +47,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? pino({ level: config.logLevel });
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
-  const queue = createJobQueue({ store, clock: ctx.clock, logger });
+  const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
   const runner = createComponentRunner(runnerSettings(config));
   const services: Services = { ctx, store, queue, runner };
   const tasks: BackgroundTask[] = [];
@@ -69,6 +69,8 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+    // PORT=0 picks a free port: a public URL derived from it must name the real one.
+    if (url && new URL(config.publicUrl).port === "0") config.publicUrl = url;
   }
 
   if (roles.includes("worker")) {

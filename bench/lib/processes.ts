@@ -62,7 +62,7 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
       SLUICE_ADMIN_TOKEN: "bench-admin",
       SLUICE_ALLOW_PRIVATE_EGRESS: "true",
       SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
       ...env,
     },
   });
