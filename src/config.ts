@@ -23,6 +23,8 @@ export interface Config {
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
   logLevel: string;
+  /** How long a worker's claim on a job lasts without renewal; a crashed worker's jobs return after it. */
+  queueLeaseSeconds: number;
   /** Seconds between comment lines that keep live tails (SSE) open. */
   sseKeepaliveSeconds: number;
 }
@@ -75,6 +77,7 @@ export function loadConfig(env: Env = process.env): Config {
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
+    queueLeaseSeconds: int(env, "SLUICE_QUEUE_LEASE_SECONDS", 60, 1),
     sseKeepaliveSeconds: int(env, "SLUICE_SSE_KEEPALIVE_SECONDS", 15, 1),
   };
 }

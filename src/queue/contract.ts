@@ -21,6 +21,12 @@ export interface Job {
   attempts: number;
   /** Aborted when the queue stops; long handlers should give up (the job is retried later). */
   signal?: AbortSignal;
+  /**
+   * Finishes the job inside the handler's own transaction, so its effects and its removal
+   * commit together and a crash cannot run it again after its effects were stored. Throws
+   * (rolling that transaction back) when this worker no longer holds the job's lease.
+   */
+  complete?: (db: Kysely<Database>) => Promise<void>;
 }
 
 /** A handler finishes the job by returning; `{ retryAt }` asks for another attempt later. */

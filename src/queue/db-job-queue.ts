@@ -217,8 +217,12 @@ export class DbJobQueue implements JobQueue {
   }
 
   private async runJob(row: JobsTable, registration: Registration): Promise<void> {
-    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal };
     const token = row.lease_token!;
+    const complete = async (db: Kysely<Database>) => {
+      const result = await db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).executeTakeFirst();
+      if (Number(result.numDeletedRows) !== 1) throw new Error(`job ${row.id} is no longer leased by this worker`);
+    };
+    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete };
     let outcome: void | { retryAt: number };
     try {
       outcome = await registration.handler(job);

@@ -1,7 +1,9 @@
 // One execution of a source: take its lock, run the entry point in a runner, then store in
 // one transaction what came out — emits (deduped, in meta.ts order), $logs, $errors, the
 // new $.service.db and dedupe state, the usage — and the deliveries those events cause.
+import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
+import type { Database } from "../../store/schema.js";
 import { appendEvents, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
 import { recordUsage } from "../usage/record-usage.js";
@@ -22,6 +24,8 @@ export interface RunRequest {
   onResponse?: (response: HttpResponseRecord) => void;
   /** Use this instead of the cached source (lifecycle hooks of code being replaced). */
   source?: RunnableSource;
+  /** Runs inside the transaction that stores the results (a queue job completing itself). */
+  inTransaction?: (tx: Kysely<Database>) => Promise<void>;
 }
 
 /** The result of the execution, or undefined when the source does not exist (any more). */
@@ -55,6 +59,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     ];
     if (result.error) events.push(errorEvent(result.error, request.event));
     const stored = await retryOnIdClash(() => ctx.db.transaction().execute(async (tx) => {
+      await request.inTransaction?.(tx);
       const now = ctx.clock.now();
       if (stateful) {
         const updated = await tx

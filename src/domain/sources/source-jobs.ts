@@ -21,7 +21,9 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
   queue.handle(SOURCE_RUN_JOB, async (job) => {
     const source = await runnableSource(ctx, job.payload.sourceId);
     if (!source?.active) return;
-    await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event });
+    // The job completes in the transaction that stores the run's events: a crash cannot
+    // make an accepted request emit twice.
+    await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event, inTransaction: job.complete });
   });
   queue.handle(SOURCE_TIMER_JOB, async (job) => {
     await runTimer(deps, job.payload as TimerJobPayload);
