@@ -4,7 +4,7 @@
 // twice only with the same webhook-id.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -48,6 +48,26 @@ function startServer(env: Record<string, string>): Promise<ChildProcess> {
       reject(new Error(`sluice exited with ${code} before it started`));
     });
   });
+}
+
+/** Descendants of a process (Linux /proc), so runner children orphaned by SIGKILL can be ended too. */
+function descendants(pid: number): number[] {
+  try {
+    const direct = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return direct.flatMap((child) => [child, ...descendants(child)]);
+  } catch {
+    return [];
+  }
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -120,8 +140,11 @@ for (const dialect of DIALECTS) {
         }
       });
       await waitFor(() => accepted.size >= 150 && receiver.at("/crash").length >= 20, 30_000);
+      const orphans = descendants(first.pid!);
       first.kill("SIGKILL");
       await exited(first);
+      // The crash leaves the runner children of the killed server behind; end them too.
+      killAll(orphans);
       dead = true;
       await Promise.all(senders);
       const received = () => new Set(receiver.at("/crash").map((r) => JSON.parse(r.body).n as number));
@@ -139,8 +162,10 @@ for (const dialect of DIALECTS) {
         idsByEvent.set(n, ids);
       }
       for (const [n, ids] of idsByEvent) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
+      const runners = descendants(second.pid!);
       second.kill("SIGTERM");
       await exited(second);
+      killAll(runners);
     });
   });
 }
