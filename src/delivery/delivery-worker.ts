@@ -6,7 +6,8 @@ import { toError } from "../lib/errors.js";
 import { idPrefix } from "../lib/ids.js";
 import type { Job, JobQueue } from "../queue/contract.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
-import type { DeliveriesTable, WebhooksTable } from "../store/schema.js";
+import type { Kysely } from "kysely";
+import type { Database, DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "./delivery-job-type.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "./hops.js";
@@ -80,6 +81,13 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     const now = ctx.clock.now();
     const started = performance.now();
     let error: string | undefined;
+    let completedInTransaction = false;
+    const complete = async (tx: Kysely<Database>) => {
+      await job.complete?.(tx);
+      await recordAttempt(tx, delivery.id, { attemptedAt: now, durationMs: performance.now() - started });
+      await setDeliveryState(tx, delivery, { status: "succeeded", attempts: delivery.attempts + 1, lastAttemptAt: now, nextAttemptAt: null, now: ctx.clock.now() });
+      completedInTransaction = true;
+    };
     try {
       await withDeliveryHops(delivery.hops + 1, () =>
         handler({
@@ -91,8 +99,10 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
           eventId: delivery.event_id,
           event: JSON.parse(delivery.event),
           hops: delivery.hops,
+          complete,
         }),
       );
+      if (completedInTransaction) return;
     } catch (thrown) {
       error = toError(thrown).message || "listener handler failed";
     }

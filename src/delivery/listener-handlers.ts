@@ -1,6 +1,9 @@
 // Delivery to sources ("dc") and workflows ("p"): their issues register a handler here.
 // Until one is registered, deliveries to that kind stay pending and are retried (durable,
 // never dropped). A handler that throws is retried on the webhook retry schedule.
+import type { Kysely } from "kysely";
+import type { Database } from "../store/schema.js";
+
 export interface ListenerDelivery {
   deliveryId: string;
   userId: string;
@@ -11,6 +14,11 @@ export interface ListenerDelivery {
   event: unknown;
   /** How many deliveries led to this event; events the handler emits travel one hop further. */
   hops: number;
+  /**
+   * Marks the delivery done inside the handler's own transaction (the one storing what the
+   * listener emitted), so a crash between the two cannot deliver the event twice.
+   */
+  complete?: (tx: Kysely<Database>) => Promise<void>;
 }
 
 export type ListenerHandler = (delivery: ListenerDelivery) => Promise<void>;

@@ -4,7 +4,7 @@ import { registerListenerHandler } from "../../delivery/listener-handlers.js";
 import type { JobQueue } from "../../queue/contract.js";
 import { deleteEventRange, type EventRange } from "../events/delete-events.js";
 import { quotaExceeded } from "../usage/quota.js";
-import { recordSourceError, runSource, type SourceDeps } from "./run-source.js";
+import { recordSourceError, runSource, type RunRequest, type SourceDeps } from "./run-source.js";
 import { runnableSource } from "./runnable-source.js";
 
 export const SOURCE_RUN_JOB = "source.run";
@@ -50,7 +50,7 @@ export async function runTimer(deps: SourceDeps, payload: TimerJobPayload): Prom
 }
 
 /** A subscription delivered an event to this source: run it with that event. */
-export async function runSourceForDelivery(deps: SourceDeps, delivery: { listenerId: string; event: unknown }): Promise<void> {
+export async function runSourceForDelivery(deps: SourceDeps, delivery: { listenerId: string; event: unknown; complete?: RunRequest["inTransaction"] }): Promise<void> {
   const source = await runnableSource(deps.ctx, delivery.listenerId);
   if (!source?.active) return;
   const exceeded = await quotaExceeded(deps.ctx, source.userId);
@@ -58,5 +58,6 @@ export async function runSourceForDelivery(deps: SourceDeps, delivery: { listene
     await recordSourceError(deps.ctx, source, { name: "QuotaExceeded", message: `delivered event skipped: ${exceeded}`, stack: "" }, delivery.event);
     return;
   }
-  await runSource(deps, { sourceId: source.id, entry: "run", event: delivery.event });
+  // The delivery completes in the transaction that stores the run's events (crash-safe).
+  await runSource(deps, { sourceId: source.id, entry: "run", event: delivery.event, inTransaction: delivery.complete });
 }
