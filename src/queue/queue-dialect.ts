@@ -17,7 +17,7 @@ export interface ClaimRequest {
 }
 
 /** How many of the earliest due jobs a claim looks at when it caps jobs per key. */
-export const claimScanSize = (limit: number) => Math.min(2000, Math.max(100, limit * 4));
+export const claimScanSize = (limit: number) => Math.min(500, Math.max(64, limit));
 
 export interface QueueDialect {
   /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */

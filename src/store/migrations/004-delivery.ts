@@ -19,7 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("last_error", "text")
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("jobs_due").on("jobs").columns(["run_at"]).execute();
+  await db.schema.createIndex("jobs_due").on("jobs").columns(["type", "run_at"]).execute();
 
   // A delivery of one event to one listener; it keeps its own copy of the event, because
   // events are trimmed to the last 100 per stream and may be deleted.
