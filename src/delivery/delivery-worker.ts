@@ -41,13 +41,32 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
 
   async function run(job: Job): Promise<Result> {
-    const delivery = await ctx.db.selectFrom("deliveries").selectAll().where("id", "=", job.payload.deliveryId).executeTakeFirst();
-    if (!delivery || delivery.status !== "pending") return; // done before, or resent as a new job
-    return idPrefix(delivery.listener_id) === "wh" ? toWebhook(delivery, job) : toListener(delivery, job);
+    // One round trip: the delivery and, for webhook listeners, the webhook of the same account.
+    const row = await ctx.db
+      .selectFrom("deliveries")
+      .leftJoin("webhooks", (join) => join.onRef("webhooks.id", "=", "deliveries.listener_id").onRef("webhooks.user_id", "=", "deliveries.user_id"))
+      .selectAll("deliveries")
+      .select([
+        "webhooks.id as wh_id",
+        "webhooks.url as wh_url",
+        "webhooks.active as wh_active",
+        "webhooks.signing_secret as wh_signing_secret",
+        "webhooks.previous_secret as wh_previous_secret",
+        "webhooks.previous_secret_expires_at as wh_previous_secret_expires_at",
+      ])
+      .where("deliveries.id", "=", job.payload.deliveryId)
+      .executeTakeFirst();
+    if (!row || row.status !== "pending") return; // done before, or resent as a new job
+    const { wh_id, wh_url, wh_active, wh_signing_secret, wh_previous_secret, wh_previous_secret_expires_at, ...delivery } = row;
+    if (idPrefix(delivery.listener_id) !== "wh") return toListener(delivery, job);
+    const webhook: WebhookSecrets | undefined =
+      wh_id === null || wh_id === undefined
+        ? undefined
+        : { id: wh_id, url: wh_url!, active: Number(wh_active), signing_secret: wh_signing_secret!, previous_secret: wh_previous_secret ?? null, previous_secret_expires_at: wh_previous_secret_expires_at === null || wh_previous_secret_expires_at === undefined ? null : Number(wh_previous_secret_expires_at) };
+    return toWebhook(delivery, webhook, job);
   }
 
-  async function toWebhook(delivery: DeliveriesTable, job: Job): Promise<Result> {
-    const webhook = await ctx.db.selectFrom("webhooks").selectAll().where("id", "=", delivery.listener_id).where("user_id", "=", delivery.user_id).executeTakeFirst();
+  async function toWebhook(delivery: DeliveriesTable, webhook: WebhookSecrets | undefined, job: Job): Promise<Result> {
     const now = ctx.clock.now();
     if (!webhook || webhook.active !== 1) {
       const error = webhook ? "webhook is inactive" : "webhook was deleted";
@@ -149,7 +168,9 @@ function describe(attempt: AttemptRecord): string {
 }
 
 /** The current secret, and during a rotation the previous one for its 24 hours. */
-export function signingSecrets(webhook: WebhooksTable, now: number): string[] {
+type WebhookSecrets = Pick<WebhooksTable, "id" | "url" | "active" | "signing_secret" | "previous_secret" | "previous_secret_expires_at">;
+
+export function signingSecrets(webhook: WebhookSecrets, now: number): string[] {
   const previousValid = webhook.previous_secret && webhook.previous_secret_expires_at !== null && webhook.previous_secret_expires_at > now;
   return previousValid ? [webhook.signing_secret, webhook.previous_secret!] : [webhook.signing_secret];
 }
