@@ -20,7 +20,8 @@ const SOURCE_CODE = `export default {
 
 export interface DeliveryBenchReport {
   latency: { events: number; p50Ms: number; p99Ms: number; maxMs: number };
-  throughput: { events: number; seconds: number; deliveriesPerSecond: number; missing: number; duplicates: number };
+  /** seconds: first emit → last arrival; emitSeconds: how long emitting took (the input rate). */
+  throughput: { events: number; seconds: number; emitSeconds: number; deliveriesPerSecond: number; missing: number; duplicates: number };
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -101,6 +102,7 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
       }
     });
     await Promise.all(senders);
+    const emitSeconds = (now() - start) / 1000;
     progress(`emitted ${throughputEvents} events in ${Math.round(now() - start)} ms; waiting for deliveries`);
     const received = () => [...arrivals.keys()].filter((s) => s >= first).length;
     await waitFor(async () => received() >= throughputEvents, 120_000);
@@ -108,7 +110,7 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
     const got = received();
     return {
       latency: { events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1] ?? NaN) },
-      throughput: { events: throughputEvents, seconds: round(seconds), deliveriesPerSecond: Math.round(got / seconds), missing: throughputEvents - got, duplicates },
+      throughput: { events: throughputEvents, seconds: round(seconds), emitSeconds: round(emitSeconds), deliveriesPerSecond: Math.round(got / seconds), missing: throughputEvents - got, duplicates },
     };
   } finally {
     await sluice.stop();

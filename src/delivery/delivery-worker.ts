@@ -30,7 +30,7 @@ export interface DeliveryWorkerOptions {
  * Per listener, so a slow or dead endpoint holds at most this many of a worker's delivery
  * slots: the queue does not claim a listener's deliveries while it has this many running.
  */
-export const PER_LISTENER_CONCURRENCY = 16;
+export const PER_LISTENER_CONCURRENCY = 32;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
 
 type Result = void | { retryAt: number };
@@ -151,7 +151,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     return { retryAt };
   }
 
-  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 256, perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY });
+  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 512, perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY });
   return {
     async stop() {
       sender.close();
