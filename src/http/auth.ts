@@ -19,10 +19,26 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Adds API-key authentication to every route registered in `scope`. */
+/**
+ * Adds API-key authentication to every route registered in `scope`. A key that authenticated
+ * is remembered for a few seconds (per app, bounded): API reads are hot, and a key lookup
+ * was a database round trip on every request. Keys are never revoked faster than that today.
+ */
 export function requireApiKey(scope: FastifyInstance, services: Services): void {
+  const recent = new Map<string, { actor: Actor; until: number }>();
+  const TTL_MS = 5_000;
+  const MAX_KEYS = 10_000;
   scope.addHook("onRequest", async (request) => {
-    request.actor = await authenticate({ ctx: services.ctx, apiKey: bearerToken(request) });
+    const apiKey = bearerToken(request);
+    const now = services.ctx.clock.now();
+    const cached = apiKey ? recent.get(apiKey) : undefined;
+    if (cached && cached.until > now) {
+      request.actor = cached.actor;
+      return;
+    }
+    request.actor = await authenticate({ ctx: services.ctx, apiKey });
+    if (recent.size >= MAX_KEYS) recent.clear();
+    recent.set(apiKey as string, { actor: request.actor, until: now + TTL_MS });
   });
 }
 

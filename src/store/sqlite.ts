@@ -5,6 +5,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./schema.js";
+import { cachePreparedStatements } from "./sqlite-statement-cache.js";
 
 export function openSqlite(dataDir: string, fileName = "sluice.db"): Kysely<Database> {
   mkdirSync(dataDir, { recursive: true });
@@ -13,5 +14,6 @@ export function openSqlite(dataDir: string, fileName = "sluice.db"): Kysely<Data
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  cachePreparedStatements(sqlite);
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
