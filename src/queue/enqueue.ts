@@ -32,9 +32,12 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     created_at: now,
   }));
   for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
-  // Other processes hear of it on commit (NOTIFY is transactional); this process at once. An
-  // early in-process wake-up is harmless: a claim cannot see uncommitted rows (PostgreSQL) or
-  // waits for the open transaction to finish (SQLite's single connection).
-  if (isPostgres(db)) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
+  // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
+  // an in-process wake-up now would only claim before the rows are visible. SQLite: wake this
+  // process at once — its claim waits on the single connection until the transaction ends.
+  if (isPostgres(db)) {
+    await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
+    if (db.isTransaction) return;
+  }
   signalJobsAdded();
 }
