@@ -87,6 +87,25 @@ for (const dialect of DIALECTS) {
       await waitFor(async () => (await db.selectFrom("jobs").select("id").where("type", "=", "delivery").execute()).length === 0);
     });
 
+    it("an auto-subscription delivers events of sources created after it, not of older ones", async () => {
+      const older = await createSource(account.api, HTTP_SOURCE);
+      const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/auto` })).body.data;
+      assert.equal((await account.api.post("/auto_subscriptions", undefined, { event_type: "emit", listener_id: hook.id, event_name: "" })).status, 200);
+      const newer = await createSource(account.api, HTTP_SOURCE);
+      for (const [source, label] of [[older, "older"], [newer, "newer"]] as const) {
+        const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label }) });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+      }
+      await waitFor(() => receiver.at("/auto").length >= 1, 15_000);
+      // The older source's event was stored (so it had its chance to be delivered) before we look.
+      await waitFor(async () => (await events(account.api, older.id)).length === 1, 15_000);
+      await waitFor(async () => (await events(account.api, newer.id)).length === 1, 15_000);
+      assert.deepEqual(receiver.at("/auto").map((r) => JSON.parse(r.body).label), ["newer"]);
+      const deliveries = await app.sluice.services.ctx.db.selectFrom("deliveries").select("emitter_id").where("listener_id", "=", hook.id).execute();
+      assert.deepEqual(deliveries.map((d) => d.emitter_id), [newer.id]);
+    });
+
     it("an exhausted webhook delivery is reported on the emitter's $errors stream", async () => {
       receiver.on("/down", () => ({ status: 503, body: "down for maintenance" }));
       const source = await createSource(account.api, HTTP_SOURCE);
