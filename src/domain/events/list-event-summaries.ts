@@ -2,6 +2,7 @@
 // source and workflow routes; the caller checks that the emitter belongs to the actor.
 import type { Ctx } from "../context.js";
 import { invalid } from "../../lib/errors.js";
+import { preparedQuery } from "../../store/prepared-query.js";
 import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
 import { parseEventId } from "./event-ids.js";
 import { eventSummary, type EventSummary } from "./event-summary.js";
@@ -13,27 +14,54 @@ function cursorKey(cursor: string) {
   return key;
 }
 
-export async function listEventSummaries({ ctx, emitterId, stream, page, expand }: { ctx: Ctx; emitterId: string; stream: string; page: PageRequest; expand: boolean }): Promise<Page<EventSummary>> {
-  const base = ctx.db.selectFrom("events").where("emitter_id", "=", emitterId).where("stream", "=", stream);
-  const countRow = await base.select((eb) => eb.fn.countAll().as("n")).executeTakeFirst();
-  const total = Number(countRow?.n ?? 0);
-  let query = base.select(["id", "ms", "event", "metadata"]);
+const SUMMARY_COLUMNS = ["id", "ms", "event", "metadata"] as const;
+
+// The page queries are prepared once (src/store/prepared-query.ts): this is a hot read path.
+const countStream = preparedQuery((db, emitterId: string, stream: string) =>
+  db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).where("emitter_id", "=", emitterId).where("stream", "=", stream),
+);
+const newestPage = preparedQuery((db, emitterId: string, stream: string, limit: number) =>
+  db.selectFrom("events").select(SUMMARY_COLUMNS).where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(limit),
+);
+const pageAfter = preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
+  db
+    .selectFrom("events")
+    .select(SUMMARY_COLUMNS)
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream)
+    .where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]))
+    .orderBy("ms", "desc")
+    .orderBy("seq", "desc")
+    .limit(limit),
+);
+const pageBefore = preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
+  db
+    .selectFrom("events")
+    .select(SUMMARY_COLUMNS)
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream)
+    .where((eb) => eb.or([eb("ms", ">", ms), eb.and([eb("ms", "=", ms), eb("seq", ">", seq)])]))
+    .orderBy("ms", "asc")
+    .orderBy("seq", "asc")
+    .limit(limit),
+);
+
+/**
+ * `total` is the stream's event count when the caller already read it (together with its
+ * ownership check); otherwise it is counted here.
+ */
+export async function listEventSummaries({ ctx, emitterId, stream, page, expand, total }: { ctx: Ctx; emitterId: string; stream: string; page: PageRequest; expand: boolean; total?: number }): Promise<Page<EventSummary>> {
+  if (total === undefined) total = Number((await countStream(ctx.db, emitterId, stream)).rows[0]?.n ?? 0);
   let rows;
   if (page.before) {
     const { ms, seq } = cursorKey(page.before);
-    rows = await query
-      .where((eb) => eb.or([eb("ms", ">", ms), eb.and([eb("ms", "=", ms), eb("seq", ">", seq)])]))
-      .orderBy("ms", "asc")
-      .orderBy("seq", "asc")
-      .limit(page.limit)
-      .execute();
+    rows = (await pageBefore(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
     rows.reverse();
+  } else if (page.after) {
+    const { ms, seq } = cursorKey(page.after);
+    rows = (await pageAfter(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
   } else {
-    if (page.after) {
-      const { ms, seq } = cursorKey(page.after);
-      query = query.where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]));
-    }
-    rows = await query.orderBy("ms", "desc").orderBy("seq", "desc").limit(page.limit).execute();
+    rows = (await newestPage(ctx.db, emitterId, stream, page.limit)).rows;
   }
   const data = rows.map((row) => eventSummary(row, expand));
   const first = data[0];
