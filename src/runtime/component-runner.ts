@@ -13,6 +13,7 @@ import { createNpmCache } from "./modules/npm-cache.js";
 import { permissionFlags } from "./node-flags.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
+import { createRunnerRegistry } from "./runner-registry.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
@@ -48,8 +49,12 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   mkdirSync(npm.dir, { recursive: true });
   const ca = settings.extraCaCertsFile;
   const codePaths = [...runnerCodePaths(), ...(ca ? [ca] : [])];
+  const script = join(RUNTIME_DIR, "child", "main.js");
+  const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
+  registry.reapOrphans();
   const pool = createProcessPool({
-    script: join(RUNTIME_DIR, "child", "main.js"),
+    script,
+    registry,
     args: settings.allowPrivateEgress ? ["--allow-private-egress"] : [],
     memoryMb: settings.runMemoryMb,
     // Node loads the certificates at startup; harden() then empties process.env.

@@ -23,6 +23,8 @@ export interface ProcessPoolOptions {
   idleMs?: number;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
+  /** Where runners are recorded so a restarted service can stop orphans (runner-registry.ts). */
+  registry?: { record(pid: number): void; forget(pid: number): void };
 }
 
 export type PoolOutcome = { ok: true; result: unknown } | { ok: false; failure: ExecutionFailure; validation?: boolean };
@@ -85,7 +87,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     let markReady: (ok: boolean) => void = () => {};
     const runner: Runner = { key, child, busy: true, dead: false, stderr: "", idleSince: 0, ready: new Promise((r) => (markReady = r)) };
     setOf(key).add(runner);
-    options.onSpawn?.(key, child.pid);
+    const pid = child.pid;
+    if (pid !== undefined) options.registry?.record(pid);
+    options.onSpawn?.(key, pid);
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       runner.stderr = (runner.stderr + chunk).slice(-STDERR_TAIL);
@@ -104,6 +108,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     });
     child.on("error", () => kill(runner));
     child.on("close", (code, signal) => {
+      if (pid !== undefined) options.registry?.forget(pid);
       runner.dead = true;
       setOf(key).delete(runner);
       markReady(false);

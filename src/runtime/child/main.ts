@@ -31,6 +31,8 @@ function onStrayError(thrown: unknown): void {
     send({ id: -1, type: "failed", error: errorData(thrown), recycle: true });
   }
 }
+// The service went away (its IPC channel closed): nothing can ask for work any more.
+process.on("disconnect", () => process.exit(0));
 process.on("uncaughtException", onStrayError);
 process.on("unhandledRejection", onStrayError);
 
