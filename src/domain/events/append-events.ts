@@ -1,9 +1,10 @@
 // Stores events of one emitter in the caller's transaction, keeps the newest 100 per stream,
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
 // workflows both store their events here.
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { fanOut } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
+import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
 import { formatEventId, nextEventKey } from "./event-ids.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
@@ -17,16 +18,28 @@ export interface NewEvent {
   meta?: { id?: string | number; summary?: string; ts?: number };
 }
 
+// Every execution stores through here: the queries are prepared once (store/prepared-query.ts).
+const newestOfEmitter = preparedQuery((db, emitterId: string) =>
+  db.selectFrom("events").select(["ms", "seq"]).where("emitter_id", "=", emitterId).orderBy("ms", "desc").orderBy("seq", "desc").limit(1),
+);
+const insertOne = preparedQuery((db, emitterId: string, ms: number, seq: number, id: string, userId: string, stream: string, event: string, metadata: string) =>
+  db.insertInto("events").values({ emitter_id: emitterId, ms, seq, id, user_id: userId, stream, event, metadata }),
+);
+// One statement: everything older than the stream's 100th newest event goes (nothing while
+// the stream holds fewer).
+const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
+  db
+    .deleteFrom("events")
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream)
+    .where(
+      sql<boolean>`(ms, seq) < (select e.ms, e.seq from events e where e.emitter_id = ${emitterId} and e.stream = ${stream} order by e.ms desc, e.seq desc limit 1 offset ${sql.lit(EVENTS_KEPT_PER_STREAM - 1)})`,
+    ),
+);
+
 export async function appendEvents(db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
-  const newest = await db
-    .selectFrom("events")
-    .select(["ms", "seq"])
-    .where("emitter_id", "=", input.emitterId)
-    .orderBy("ms", "desc")
-    .orderBy("seq", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const newest = (await newestOfEmitter(db, input.emitterId)).rows[0];
   let floor = newest ? { ms: Number(newest.ms), seq: Number(newest.seq) } : undefined;
   const stored: StoredEvent[] = [];
   const rows: Database["events"][] = [];
@@ -42,31 +55,13 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     stored.push({ id, userId: input.userId, emitterId: input.emitterId, stream: item.stream, event, metadata, indexedAtMs: key.ms });
     rows.push({ emitter_id: input.emitterId, ms: key.ms, seq: key.seq, id, user_id: input.userId, stream: item.stream, event: JSON.stringify(event), metadata: JSON.stringify(metadata) });
   }
-  await db.insertInto("events").values(rows).execute();
+  if (rows.length === 1) {
+    const r = rows[0]!;
+    await insertOne(db, r.emitter_id, r.ms, r.seq, r.id, r.user_id, r.stream, r.event, r.metadata);
+  } else {
+    await db.insertInto("events").values(rows).execute();
+  }
   for (const stream of new Set(rows.map((r) => r.stream))) await trimStream(db, input.emitterId, stream);
   await fanOut(db, stored);
   return stored;
-}
-
-/** Drops all but the newest 100 events of one stream. */
-async function trimStream(db: Kysely<Database>, emitterId: string, stream: string): Promise<void> {
-  const cutoff = await db
-    .selectFrom("events")
-    .select(["ms", "seq"])
-    .where("emitter_id", "=", emitterId)
-    .where("stream", "=", stream)
-    .orderBy("ms", "desc")
-    .orderBy("seq", "desc")
-    .offset(EVENTS_KEPT_PER_STREAM - 1)
-    .limit(1)
-    .executeTakeFirst();
-  if (!cutoff) return;
-  const ms = Number(cutoff.ms);
-  const seq = Number(cutoff.seq);
-  await db
-    .deleteFrom("events")
-    .where("emitter_id", "=", emitterId)
-    .where("stream", "=", stream)
-    .where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]))
-    .execute();
 }
