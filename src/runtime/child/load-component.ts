@@ -7,7 +7,19 @@ export class InvalidComponentError extends Error {
   override name = "InvalidComponentError";
 }
 
+// The definition per entry path: a warm runner skips even the module cache's import() on the
+// hot path (a code hash never changes content).
+const definitions = new Map<string, Record<string, any>>();
+
 export async function loadComponent(entryPath: string): Promise<Record<string, any>> {
+  const known = definitions.get(entryPath);
+  if (known) return known;
+  const definition = await importDefinition(entryPath);
+  definitions.set(entryPath, definition);
+  return definition;
+}
+
+async function importDefinition(entryPath: string): Promise<Record<string, any>> {
   let mod: Record<string, any>;
   try {
     mod = await import(pathToFileURL(entryPath).href);
