@@ -3,6 +3,7 @@
 // new $.service.db and dedupe state, the usage — and the deliveries those events cause.
 import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
+import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
@@ -58,7 +59,9 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ...result.logs.map((log) => ({ stream: "$logs", event: { level: log.level, message: log.message } })),
     ];
     if (result.error) events.push(errorEvent(result.error, request.event));
-    const stored = await retryOnIdClash(() => ctx.db.transaction().execute(async (tx) => {
+    // Executions finishing close together share one transaction (group commit); each still
+    // returns only after its own results are committed.
+    const stored = await retryOnIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
       await request.inTransaction?.(tx);
       const now = ctx.clock.now();
       if (stateful) {

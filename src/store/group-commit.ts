@@ -1,0 +1,72 @@
+// Group commit: units of work that arrive while a transaction is being written share the next
+// transaction instead of paying one each (executions finishing close together on the ingest
+// path). A unit's promise settles only after the transaction holding it committed, so nothing
+// is acknowledged before it is durable. The first unit after a quiet spell runs at once: the
+// grouping adds no wait. If a grouped transaction fails, every unit of it is retried in its
+// own transaction, so one failing unit cannot fail the others.
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "./schema.js";
+
+type Work<T> = (tx: Transaction<Database>) => Promise<T>;
+
+interface Unit {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const MAX_UNITS = 64;
+
+interface Committer {
+  waiting: Unit[];
+  writing: boolean;
+}
+
+const committers = new WeakMap<Kysely<Database>, Committer>();
+
+/** Runs `work` in a transaction, possibly shared with other units submitted meanwhile. */
+export function inGroupTransaction<T>(db: Kysely<Database>, work: Work<T>): Promise<T> {
+  let committer = committers.get(db);
+  if (!committer) committers.set(db, (committer = { waiting: [], writing: false }));
+  const c = committer;
+  return new Promise<T>((resolve, reject) => {
+    c.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    if (!c.writing) void writeGroups(db, c);
+  });
+}
+
+async function writeGroups(db: Kysely<Database>, c: Committer): Promise<void> {
+  c.writing = true;
+  try {
+    while (c.waiting.length > 0) {
+      const group = c.waiting.splice(0, MAX_UNITS);
+      if (group.length === 1) await alone(db, group[0]!);
+      else await together(db, group);
+    }
+  } finally {
+    c.writing = false;
+  }
+}
+
+async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
+  try {
+    unit.resolve(await db.transaction().execute(unit.work));
+  } catch (error) {
+    unit.reject(error);
+  }
+}
+
+async function together(db: Kysely<Database>, group: Unit[]): Promise<void> {
+  let results: unknown[];
+  try {
+    results = await db.transaction().execute(async (tx) => {
+      const out: unknown[] = [];
+      for (const unit of group) out.push(await unit.work(tx));
+      return out;
+    });
+  } catch {
+    for (const unit of group) await alone(db, unit);
+    return;
+  }
+  group.forEach((unit, i) => unit.resolve(results[i]));
+}
