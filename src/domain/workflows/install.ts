@@ -13,6 +13,6 @@ registerOwnedResource("p", "workflows");
 /** Called once by the composition root, before the queue starts. */
 export function installWorkflows(services: Services): void {
   const deps = workflowDeps(services);
-  services.queue.handle(WORKFLOW_RUN_JOB, async (job) => handleWorkflowRunJob(deps, job.payload as WorkflowRunJob));
+  services.queue.handle(WORKFLOW_RUN_JOB, async (job) => handleWorkflowRunJob(deps, job.payload as WorkflowRunJob, job.complete));
   registerListenerHandler("p", (delivery) => handleWorkflowDelivery(deps, delivery));
 }

@@ -2,11 +2,12 @@
 // (default stream), console output ($logs) and error ($errors) are stored — which delivers them
 // to subscribers — and an error is queued for the account's global error workflow. E-mails the
 // steps asked for are sent by the service afterwards, to the account owner only.
+import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import type { JobQueue } from "../../queue/contract.js";
 import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
-import type { WorkflowsTable } from "../../store/schema.js";
+import type { Database, WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../../delivery/hops.js";
 import { appendEvents, type NewEvent } from "../events/append-events.js";
@@ -40,7 +41,14 @@ const MAX_EMAILS_PER_RUN = 5;
 
 export async function runWorkflow(
   deps: WorkflowDeps,
-  input: { workflow: WorkflowsTable; event: unknown; trigger: TriggerKind; onResponse?: (response: HttpResponseRecord) => void },
+  input: {
+    workflow: WorkflowsTable;
+    event: unknown;
+    trigger: TriggerKind;
+    onResponse?: (response: HttpResponseRecord) => void;
+    /** Runs inside the transaction that stores the run's results (a queue job or delivery completing itself). */
+    inTransaction?: (tx: Kysely<Database>) => Promise<void>;
+  },
 ): Promise<WorkflowExecuteResult> {
   const { ctx } = deps;
   const { workflow } = input;
@@ -49,14 +57,11 @@ export async function runWorkflow(
   // Over the free plan's daily quota, runs not started by a request (which got a 429) are
   // skipped and reported on $errors, like scheduled source runs.
   const overQuota = input.trigger === "http" ? undefined : await quotaExceeded(ctx, workflow.user_id);
-  if (overQuota) return skipOverQuota(ctx, workflow, input.event, context, overQuota, steps[0]?.id ?? "");
+  if (overQuota) return skipOverQuota(ctx, workflow, input, context, overQuota, steps[0]?.id ?? "");
   const result = await deps.runner.executeWorkflow(
     { userId: workflow.user_id, workflowId: workflow.id, steps, event: input.event, context: { ...context }, timeoutMs: ctx.config.runTimeoutSeconds * 1000 },
     { onResponse: input.onResponse },
   );
-  // A workflow run counts like a source execution: one invocation and its compute time.
-  await recordUsage(ctx.db, workflow.user_id, ctx.clock.now(), result.durationMs);
-
   const events: NewEvent[] = result.emits.map((payload) => ({ stream: "", event: payload }));
   for (const log of result.logs) events.push({ stream: "$logs", event: { level: log.level, message: log.message } });
   const failure = result.error;
@@ -70,7 +75,12 @@ export async function runWorkflow(
   // (src/delivery/hops.ts); the error workflow's run is one hop further, within the same limit.
   const hops = currentDeliveryHops();
   const toErrorWorkflow = errorEvent && workflow.is_error_workflow !== 1 && hops + 1 < MAX_DELIVERY_HOPS;
+  // One transaction: the results, the usage (one invocation and its compute time, like a
+  // source execution) and the completion of the job or delivery that started the run, so a
+  // crash can neither lose the results nor run the workflow again after they were stored.
   await ctx.db.transaction().execute(async (db) => {
+    await input.inTransaction?.(db);
+    await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
     await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
     if (toErrorWorkflow) {
       const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
@@ -82,10 +92,20 @@ export async function runWorkflow(
   return result;
 }
 
-async function skipOverQuota(ctx: Ctx, workflow: WorkflowsTable, event: unknown, context: RunContext, message: string, cellId: string): Promise<WorkflowExecuteResult> {
+async function skipOverQuota(
+  ctx: Ctx,
+  workflow: WorkflowsTable,
+  input: { event: unknown; inTransaction?: (tx: Kysely<Database>) => Promise<void> },
+  context: RunContext,
+  message: string,
+  cellId: string,
+): Promise<WorkflowExecuteResult> {
   const failure = { kind: "error" as const, name: "QUOTA_EXCEEDED", message, stack: `QuotaExceeded: ${message}; the run was skipped` };
-  const errorEvent = workflowErrorEvent({ event, context, failure, cellId, nowMs: ctx.clock.now() });
-  await ctx.db.transaction().execute((db) => appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] }));
+  const errorEvent = workflowErrorEvent({ event: input.event, context, failure, cellId, nowMs: ctx.clock.now() });
+  await ctx.db.transaction().execute(async (db) => {
+    await input.inTransaction?.(db);
+    await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
+  });
   announceEvents([workflow.id]);
   return { emits: [], logs: [], emails: [], stepResults: [], exited: false, error: failure, durationMs: 0 };
 }

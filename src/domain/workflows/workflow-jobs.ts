@@ -1,8 +1,9 @@
 // Runs that start outside an HTTP request: queued runs (accepted HTTP requests, errors for the
 // global error workflow, replays) and deliveries from subscriptions.
+import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import { withDeliveryHops } from "../../delivery/hops.js";
-import type { WorkflowsTable } from "../../store/schema.js";
+import type { Database, WorkflowsTable } from "../../store/schema.js";
 import { ensureErrorWorkflow } from "./error-workflow.js";
 import { runWorkflow, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
 
@@ -11,21 +12,26 @@ function findWorkflow(ctx: Ctx, userId: string, id: string): Promise<WorkflowsTa
 }
 
 /** A deleted or inactive workflow drops the run: there is nothing to run any more. */
-export async function handleWorkflowRunJob(deps: WorkflowDeps, job: WorkflowRunJob): Promise<void> {
+export async function handleWorkflowRunJob(deps: WorkflowDeps, job: WorkflowRunJob, complete?: CompleteInTransaction): Promise<void> {
   const workflow = job.toErrorWorkflow ? await ensureErrorWorkflow(deps.ctx, job.userId) : job.workflowId ? await findWorkflow(deps.ctx, job.userId, job.workflowId) : undefined;
   if (!workflow || workflow.active !== 1) return;
-  await withDeliveryHops(job.hops, () => runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger }));
+  // The job completes in the transaction that stores the run's results (crash-safe).
+  await withDeliveryHops(job.hops, () => runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger, inTransaction: complete }));
 }
+
+/** Finishes a queue job or delivery inside the transaction that stores a run's results. */
+type CompleteInTransaction = (tx: Kysely<Database>) => Promise<void>;
 
 export interface WorkflowDelivery {
   userId: string;
   listenerId: string;
   event: unknown;
+  complete?: CompleteInTransaction;
 }
 
 /** A subscription delivered an event to a workflow: run it with that event (the dispatcher sets the hop count). */
 export async function handleWorkflowDelivery(deps: WorkflowDeps, delivery: WorkflowDelivery): Promise<void> {
   const workflow = await findWorkflow(deps.ctx, delivery.userId, delivery.listenerId);
   if (!workflow || workflow.active !== 1) return;
-  await runWorkflow(deps, { workflow, event: delivery.event, trigger: "subscription" });
+  await runWorkflow(deps, { workflow, event: delivery.event, trigger: "subscription", inTransaction: delivery.complete });
 }
