@@ -6,6 +6,7 @@ import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
 import { loadComponent, requireRun } from "./load-component.js";
 import type { HandlerTools } from "./protocol.js";
+import { cleanStack } from "./clean-stack.js";
 
 export interface ExecutePayload {
   entryPath: string;
@@ -42,7 +43,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
 }
 
 export function errorData(thrown: unknown): { kind: "error"; name: string; message: string; stack: string } {
-  if (thrown instanceof Error) return { kind: "error", name: thrown.name, message: thrown.message, stack: String(thrown.stack ?? "") };
+  if (thrown instanceof Error) return { kind: "error", name: thrown.name, message: thrown.message, stack: cleanStack(String(thrown.stack ?? "")) };
   const message = typeof thrown === "string" ? thrown : safeJson(thrown);
   return { kind: "error", name: "Error", message, stack: "" };
 }

@@ -3,6 +3,7 @@
 import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
 import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./contract.js";
 import { toResponseRecord } from "./respond.js";
+import { cleanStack } from "../child/clean-stack.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {
@@ -113,7 +114,7 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
 
 function failureOf(thrown: unknown): ExecutionFailure {
   if (thrown instanceof Error) {
-    return { kind: "error", name: thrown.name || "Error", message: thrown.message, stack: thrown.stack ?? `${thrown.name}: ${thrown.message}` };
+    return { kind: "error", name: thrown.name || "Error", message: thrown.message, stack: thrown.stack ? cleanStack(thrown.stack) : `${thrown.name}: ${thrown.message}` };
   }
   const message = typeof thrown === "string" ? thrown : safeStringify(thrown);
   return { kind: "error", name: "Error", message, stack: `Error: ${message}` };

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { cleanStack } from "../../src/runtime/child/clean-stack.js";
+import { createComponentRunner } from "../../src/runtime/component-runner.js";
+
+describe("stack traces of user code show neither host paths nor Sluice's frames", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "sluice-stack-"));
+  const runner = createComponentRunner({ dataDir, runTimeoutSeconds: 10, runMemoryMb: 64, allowPrivateEgress: false });
+  after(async () => {
+    await runner.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("shortens module-cache paths to the user's file names", () => {
+    const hash = "a".repeat(64);
+    const stack = [
+      "Error: boom",
+      `    at Object.run (file:///srv/data/runtime/modules/u_abc/${hash}/component.mjs:3:11)`,
+      `    at helper (/srv/data/runtime/modules/u_abc/${hash}/lib/util.cjs:1:5)`,
+      "    at isNumber (/srv/data/runtime/packages/is-number@7.0.0/node_modules/is-number/index.js:2:9)",
+    ].join("\n");
+    assert.equal(
+      cleanStack(stack),
+      ["Error: boom", "    at Object.run (component.mjs:3:11)", "    at helper (lib/util.cjs:1:5)", "    at isNumber (is-number@7.0.0/node_modules/is-number/index.js:2:9)"].join("\n"),
+    );
+  });
+
+  it("an error thrown by run() reaches the service without the data directory or the runtime's frames", async () => {
+    const result = await runner.execute({
+      userId: "u_stack",
+      code: "export default {\n  name: 'thrower',\n  async run() {\n    throw new Error('boom');\n  },\n};\n",
+      entry: "run",
+      props: {},
+      state: {},
+      context: { sourceId: "dc_stack" },
+    });
+    assert.equal(result.error?.message, "boom");
+    const stack = result.error?.stack ?? "";
+    assert.match(stack, /^Error: boom\n\s+at Object\.run \(component\.mjs:4:11\)/);
+    assert.ok(!stack.includes(dataDir), stack);
+    assert.ok(!/src\/runtime\//.test(stack), stack);
+  });
+});
