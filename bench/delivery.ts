@@ -33,7 +33,7 @@ function percentile(sorted: number[], p: number): number {
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
-export async function runDeliveryBench(options: { latencyEvents?: number; throughputEvents?: number; batch?: number; database?: string; progress?: (message: string) => void } = {}): Promise<DeliveryBenchReport> {
+export async function runDeliveryBench(options: { latencyEvents?: number; throughputEvents?: number; batch?: number; database?: string; serverEnv?: Record<string, string>; progress?: (message: string) => void } = {}): Promise<DeliveryBenchReport> {
   const latencyEvents = options.latencyEvents ?? 500;
   const throughputEvents = options.throughputEvents ?? 20_000;
   const batch = options.batch ?? 100;
@@ -60,7 +60,7 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   // "sluice started" is an info line; nothing is logged per request or delivery.
-  const sluice = await startSluiceServer({ LOG_LEVEL: "info", ...(options.database ? { DATABASE_URL: options.database } : {}) });
+  const sluice = await startSluiceServer({ LOG_LEVEL: "info", ...(options.database ? { DATABASE_URL: options.database } : {}), ...options.serverEnv });
   try {
     const key = await createAccount(sluice.url, "bench-admin", "bench-delivery");
     const source = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });

@@ -56,6 +56,9 @@ export class DbJobQueue implements JobQueue {
   private claimCounter = 0;
   private running = false;
   private wakeRequested = false;
+  /** Types worth claiming at the next look: all of them, or only those named by wake-ups. */
+  private claimAll = true;
+  private readonly claimTypes = new Set<string>();
   private wakeUp: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -102,9 +105,9 @@ export class DbJobQueue implements JobQueue {
     this.running = true;
     this.abort = new AbortController();
     setMaxListeners(0, this.abort.signal); // one listener per running handler
-    this.unsubscribe = onJobsAdded(() => this.wake());
+    this.unsubscribe = onJobsAdded((types) => this.wake(types));
     void this.options.dialect
-      .listen(() => this.wake())
+      .listen((types) => this.wake(types))
       .then((listener) => {
         if (this.running) this.listener = listener;
         else void listener.close();
@@ -128,8 +131,14 @@ export class DbJobQueue implements JobQueue {
     this.listener = undefined;
   }
 
-  /** Asks the loop to look for due jobs now. */
-  wake(): void {
+  /**
+   * Asks the loop to look for due jobs now: of the given types, or of every type. Claiming
+   * only the types that changed keeps a busy stream of one type from costing a claim (and a
+   * next-due query) for every other registered type at each wake-up.
+   */
+  wake(types?: readonly string[]): void {
+    if (types === undefined) this.claimAll = true;
+    else for (const type of types) this.claimTypes.add(type);
     this.wakeRequested = true;
     this.wakeUp?.();
   }
@@ -137,22 +146,32 @@ export class DbJobQueue implements JobQueue {
   private async loop(): Promise<void> {
     while (this.running) {
       this.wakeRequested = false;
+      const all = this.claimAll;
+      const types = new Set(this.claimTypes);
+      this.claimAll = false;
+      this.claimTypes.clear();
       let full = false;
       try {
         for (const [type, registration] of this.handlers) {
+          if (!all && !types.has(type)) continue;
           const free = registration.concurrency - registration.running;
           if (free <= 0 || !this.running) continue;
           const jobs = await this.claim(type, free, registration);
           for (const row of jobs) this.dispatch(row, registration);
-          if (jobs.length === free) full = true;
+          if (jobs.length === free) {
+            full = true;
+            this.claimTypes.add(type); // more may be due: look again at once
+          }
         }
       } catch (error) {
         if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
+        this.claimAll = true;
         await this.sleep(this.pollMs);
         continue;
       }
       if (full || this.wakeRequested || !this.running) continue;
-      await this.sleep(await this.msUntilNextDue());
+      // Woken by nothing before the next due job (or the safety poll): look at every type.
+      if (!(await this.sleep(await this.msUntilNextDue()))) this.claimAll = true;
     }
   }
 
@@ -211,7 +230,7 @@ export class DbJobQueue implements JobQueue {
           else registration.runningByKey.delete(key);
         }
       }
-      if (wasFull || keyFreed) this.wake();
+      if (wasFull || keyFreed) this.wake([row.type]);
     });
     this.inFlight.add(run);
   }
@@ -291,18 +310,17 @@ export class DbJobQueue implements JobQueue {
     return Math.max(0, Math.min(this.pollMs, next - this.options.clock.now() + 1));
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.wakeRequested || !this.running) return Promise.resolve();
+  /** Resolves true when woken, false when the time ran out. */
+  private sleep(ms: number): Promise<boolean> {
+    if (this.wakeRequested || !this.running) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(() => done(false), ms);
+      const done = (woken: boolean) => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
         this.wakeUp = undefined;
-        done();
+        resolve(woken);
       };
+      this.wakeUp = () => done(true);
     });
   }
 }

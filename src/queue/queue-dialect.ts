@@ -24,8 +24,11 @@ export interface QueueDialect {
   claim(db: Kysely<Database>, request: ClaimRequest): Promise<JobsTable[]>;
   /** Tells other processes that jobs were added (inside `db`'s transaction when it is one). */
   notify(db: Kysely<Database>): Promise<void>;
-  /** Subscribes to other processes' notifications; resolves once listening. */
-  listen(onWake: () => void): Promise<{ close(): Promise<void> }>;
+  /**
+   * Subscribes to other processes' notifications; resolves once listening. `types` names the
+   * job types added, undefined when unknown (any type may be due).
+   */
+  listen(onWake: (types?: string[]) => void): Promise<{ close(): Promise<void> }>;
 }
 
 export const JOBS_CHANNEL = "sluice_jobs";
