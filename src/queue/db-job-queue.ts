@@ -59,6 +59,14 @@ export class DbJobQueue implements JobQueue {
   /** Types worth claiming at the next look: all of them, or only those named by wake-ups. */
   private claimAll = true;
   private readonly claimTypes = new Set<string>();
+  /**
+   * Per type, when its earliest not-yet-claimable job becomes claimable (ms), as last queried.
+   * Re-queried only for types whose future may have changed: jobs added for later, retries,
+   * the safety poll, or a remembered time that has passed. Wake-ups for jobs due now and for
+   * freed slots leave it as it is, so a busy stream does not pay a scan per wake-up.
+   */
+  private readonly nextDueAt = new Map<string, number>();
+  private readonly nextDueStale = new Set<string>();
   private wakeUp: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -105,9 +113,9 @@ export class DbJobQueue implements JobQueue {
     this.running = true;
     this.abort = new AbortController();
     setMaxListeners(0, this.abort.signal); // one listener per running handler
-    this.unsubscribe = onJobsAdded((types) => this.wake(types));
+    this.unsubscribe = onJobsAdded((signal) => this.wake(signal.types, signal.dueNow));
     void this.options.dialect
-      .listen((types) => this.wake(types))
+      .listen((signal) => (signal ? this.wake(signal.types, signal.dueNow) : this.wake()))
       .then((listener) => {
         if (this.running) this.listener = listener;
         else void listener.close();
@@ -136,9 +144,14 @@ export class DbJobQueue implements JobQueue {
    * only the types that changed keeps a busy stream of one type from costing a claim (and a
    * next-due query) for every other registered type at each wake-up.
    */
-  wake(types?: readonly string[]): void {
-    if (types === undefined) this.claimAll = true;
-    else for (const type of types) this.claimTypes.add(type);
+  wake(types?: readonly string[], dueNow = false): void {
+    if (types === undefined) {
+      this.claimAll = true;
+      this.nextDueAt.clear();
+    } else {
+      for (const type of types) this.claimTypes.add(type);
+      if (!dueNow) for (const type of types) this.nextDueStale.add(type);
+    }
     this.wakeRequested = true;
     this.wakeUp?.();
   }
@@ -166,12 +179,16 @@ export class DbJobQueue implements JobQueue {
       } catch (error) {
         if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
         this.claimAll = true;
+        this.nextDueAt.clear();
         await this.sleep(this.pollMs);
         continue;
       }
       if (full || this.wakeRequested || !this.running) continue;
       // Woken by nothing before the next due job (or the safety poll): look at every type.
-      if (!(await this.sleep(await this.msUntilNextDue()))) this.claimAll = true;
+      if (!(await this.sleep(await this.msUntilNextDue()))) {
+        this.claimAll = true;
+        this.nextDueAt.clear();
+      }
     }
   }
 
@@ -230,7 +247,7 @@ export class DbJobQueue implements JobQueue {
           else registration.runningByKey.delete(key);
         }
       }
-      if (wasFull || keyFreed) this.wake([row.type]);
+      if (wasFull || keyFreed) this.wake([row.type], true);
     });
     this.inFlight.add(run);
   }
@@ -292,8 +309,17 @@ export class DbJobQueue implements JobQueue {
    */
   private async msUntilNextDue(): Promise<number> {
     let next = Infinity;
+    const now = this.options.clock.now();
+    const stale = new Set(this.nextDueStale);
+    this.nextDueStale.clear();
     try {
       for (const [type, registration] of this.handlers) {
+        const remembered = this.nextDueAt.get(type);
+        if (remembered !== undefined && remembered > now && !stale.has(type)) {
+          next = Math.min(next, remembered);
+          continue;
+        }
+        this.nextDueAt.delete(type);
         const busy = this.busyKeys(registration);
         let query = this.options.db
           .selectFrom("jobs")
@@ -301,9 +327,12 @@ export class DbJobQueue implements JobQueue {
           .where("type", "=", type);
         if (busy.length > 0) query = query.where((eb) => eb.or([eb("concurrency_key", "is", null), eb("concurrency_key", "not in", busy)]));
         const row = await query.executeTakeFirst();
-        if (row?.next !== null && row?.next !== undefined) next = Math.min(next, Number(row.next));
+        const due = row?.next !== null && row?.next !== undefined ? Number(row.next) : Infinity;
+        this.nextDueAt.set(type, due);
+        next = Math.min(next, due);
       }
     } catch {
+      this.nextDueAt.clear();
       return this.pollMs;
     }
     if (next === Infinity) return this.pollMs;

@@ -6,7 +6,7 @@ import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database, JobsTable } from "../store/schema.js";
 import { claimScanSize, JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
-import { decodeWakeTypes } from "./wake.js";
+import { decodeWakeSignal, type WakeSignal } from "./wake.js";
 
 const RECONNECT_DELAY_MS = 1000;
 
@@ -42,13 +42,13 @@ export function postgresQueueDialect(databaseUrl: string, logger: Logger): Queue
     async notify(db: Kysely<Database>) {
       await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
     },
-    async listen(onWake: (types?: string[]) => void) {
+    async listen(onWake: (signal?: WakeSignal) => void) {
       let client: pg.Client | undefined;
       let closed = false;
       let retry: NodeJS.Timeout | undefined;
       const connect = async (): Promise<void> => {
         const next = new pg.Client({ connectionString: databaseUrl });
-        next.on("notification", (message) => onWake(decodeWakeTypes(message.payload)));
+        next.on("notification", (message) => onWake(decodeWakeSignal(message.payload)));
         next.on("error", (error) => {
           logger.warn({ err: error }, "queue LISTEN connection lost; reconnecting");
           next.end().catch(() => undefined);

@@ -2,6 +2,7 @@
 // claiming due jobs under a lease, and cross-process wake-ups.
 import type { Kysely } from "kysely";
 import type { Database, JobsTable } from "../store/schema.js";
+import type { WakeSignal } from "./wake.js";
 
 export interface ClaimRequest {
   type: string;
@@ -25,10 +26,10 @@ export interface QueueDialect {
   /** Tells other processes that jobs were added (inside `db`'s transaction when it is one). */
   notify(db: Kysely<Database>): Promise<void>;
   /**
-   * Subscribes to other processes' notifications; resolves once listening. `types` names the
-   * job types added, undefined when unknown (any type may be due).
+   * Subscribes to other processes' notifications; resolves once listening. The signal names
+   * the job types added; undefined when unknown (any type may be due, at any time).
    */
-  listen(onWake: (types?: string[]) => void): Promise<{ close(): Promise<void> }>;
+  listen(onWake: (signal?: WakeSignal) => void): Promise<{ close(): Promise<void> }>;
 }
 
 export const JOBS_CHANNEL = "sluice_jobs";
