@@ -1,8 +1,8 @@
 // Group commit: units of work that arrive while a transaction is being written share the next
 // transaction instead of paying one each (executions finishing close together on the ingest
 // path). A unit's promise settles only after the transaction holding it committed, so nothing
-// is acknowledged before it is durable. The first unit after a quiet spell runs at once: the
-// grouping adds no wait. If a grouped transaction fails, every unit of it is retried in its
+// is acknowledged before it is durable. A group starts at the end of the current round of
+// I/O (setImmediate), so the wait it adds is one event-loop turn. If a grouped transaction fails, every unit of it is retried in its
 // own transaction, so one failing unit cannot fail the others.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.js";
@@ -31,12 +31,16 @@ export function inGroupTransaction<T>(db: Kysely<Database>, work: Work<T>): Prom
   const c = committer;
   return new Promise<T>((resolve, reject) => {
     c.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-    if (!c.writing) void writeGroups(db, c);
+    if (!c.writing) {
+      // Wait for the end of this round of I/O: executions whose results arrived in it (SQLite
+      // writes without yielding, so nothing else could join) go into one transaction.
+      c.writing = true;
+      setImmediate(() => void writeGroups(db, c));
+    }
   });
 }
 
 async function writeGroups(db: Kysely<Database>, c: Committer): Promise<void> {
-  c.writing = true;
   try {
     while (c.waiting.length > 0) {
       const group = c.waiting.splice(0, MAX_UNITS);
