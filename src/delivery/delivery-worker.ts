@@ -9,6 +9,7 @@ import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
 import type { Database, DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "./delivery-job-type.js";
+import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "./hops.js";
 import { listenerHandlerFor } from "./listener-handlers.js";
@@ -39,23 +40,12 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const { ctx, queue } = options;
   const sender = options.sender ?? createWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
+  const loadDelivery = deliveryLoader(ctx.db);
 
   async function run(job: Job): Promise<Result> {
-    // One round trip: the delivery and, for webhook listeners, the webhook of the same account.
-    const row = await ctx.db
-      .selectFrom("deliveries")
-      .leftJoin("webhooks", (join) => join.onRef("webhooks.id", "=", "deliveries.listener_id").onRef("webhooks.user_id", "=", "deliveries.user_id"))
-      .selectAll("deliveries")
-      .select([
-        "webhooks.id as wh_id",
-        "webhooks.url as wh_url",
-        "webhooks.active as wh_active",
-        "webhooks.signing_secret as wh_signing_secret",
-        "webhooks.previous_secret as wh_previous_secret",
-        "webhooks.previous_secret_expires_at as wh_previous_secret_expires_at",
-      ])
-      .where("deliveries.id", "=", job.payload.deliveryId)
-      .executeTakeFirst();
+    // The delivery and, for webhook listeners, the webhook of the same account; loaded
+    // together with the other deliveries the same claim handed over.
+    const row = await loadDelivery(job.payload.deliveryId);
     if (!row || row.status !== "pending") return; // done before, or resent as a new job
     const { wh_id, wh_url, wh_active, wh_signing_secret, wh_previous_secret, wh_previous_secret_expires_at, ...delivery } = row;
     if (idPrefix(delivery.listener_id) !== "wh") return toListener(delivery, job);
