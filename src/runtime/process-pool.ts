@@ -21,6 +21,8 @@ export interface ProcessPoolOptions {
   /** Idle runners kept across all accounts; the longest idle is stopped beyond it. */
   maxIdleTotal?: number;
   idleMs?: number;
+  /** How long a runner beyond maxIdlePerKey may stay idle before it is stopped. */
+  extraIdleMs?: number;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
   /** Where runners are recorded so a restarted service can stop orphans (runner-registry.ts). */
@@ -67,6 +69,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const maxIdlePerKey = options.maxIdlePerKey ?? 2;
   const idleMs = options.idleMs ?? 60_000;
   const maxIdleTotal = options.maxIdleTotal ?? 32;
+  const extraIdleMs = options.extraIdleMs ?? 2000;
   const runners = new Map<string, Set<Runner>>();
   const waiters = new Map<string, Array<(runner: Runner | undefined) => void>>();
   let closed = false;
@@ -172,10 +175,20 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (runner.dead) return;
     runner.busy = false;
     runner.idleSince = Date.now();
-    const idle = [...setOf(runner.key)].filter((r) => !r.busy && !r.dead);
-    if (idle.length > maxIdlePerKey && !waiters.get(runner.key)?.length) return kill(runner);
-    runner.idleTimer = setTimeout(() => kill(runner), idleMs);
-    runner.idleTimer.unref();
+    // A runner beyond the warm ones is stopped only after a short idle spell, not at once:
+    // under steady load a runner is often idle for a moment between requests, and stopping
+    // it there meant starting a new process (the costliest thing on the ingest path) soon after.
+    const idleCount = () => [...setOf(runner.key)].filter((r) => !r.busy && !r.dead).length;
+    const armIdleTimer = (ms: number, extraCheck: boolean) => {
+      runner.idleTimer = setTimeout(() => {
+        if (runner.busy || runner.dead) return;
+        if (!extraCheck || idleCount() > maxIdlePerKey) return kill(runner);
+        armIdleTimer(Math.max(0, idleMs - extraIdleMs), false);
+      }, ms);
+      runner.idleTimer.unref();
+    };
+    if (idleCount() > maxIdlePerKey && idleMs > extraIdleMs) armIdleTimer(extraIdleMs, true);
+    else armIdleTimer(idleMs, false);
     handOver(runner.key);
     trimIdle();
   }
