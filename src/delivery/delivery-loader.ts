@@ -18,7 +18,7 @@ export type LoadedDelivery = DeliveriesTable & {
 const MAX_GROUP = 500;
 
 export function deliveryLoader(db: Kysely<Database>): (deliveryId: string) => Promise<LoadedDelivery | undefined> {
-  let pending = new Map<string, Array<{ resolve: (row: LoadedDelivery | undefined) => void; reject: (error: unknown) => void }>>();
+  const pending = new Map<string, Array<{ resolve: (row: LoadedDelivery | undefined) => void; reject: (error: unknown) => void }>>();
   let scheduled = false;
   let loading = false;
 

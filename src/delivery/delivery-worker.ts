@@ -75,6 +75,9 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
       eventId: delivery.event_id,
       signal: job.signal,
     });
+    // The endpoint is done with this delivery: its place under the per-listener limit goes to
+    // the next one while the outcome is written.
+    job.releaseKey?.();
     if (job.signal?.aborted && outcome.status === undefined) return { retryAt: ctx.clock.now() }; // shutdown: not an attempt
     const attempt: AttemptRecord = { attemptedAt: now, statusCode: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.responseExcerpt, error: outcome.error };
     if (outcome.status === 410) {

@@ -27,6 +27,12 @@ export interface Job {
    * (rolling that transaction back) when this worker no longer holds the job's lease.
    */
   complete?: (db: Kysely<Database>) => Promise<void>;
+  /**
+   * Frees the job's place under its concurrency key before the job finishes: the handler is
+   * done with what the key limits (e.g. the request to an endpoint) and only bookkeeping is
+   * left. The job keeps its lease and its place in the type's concurrency until it finishes.
+   */
+  releaseKey?: () => void;
 }
 
 /** A handler finishes the job by returning; `{ retryAt }` asks for another attempt later. */

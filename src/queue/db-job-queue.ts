@@ -174,6 +174,10 @@ export class DbJobQueue implements JobQueue {
           if (jobs.length === free) {
             full = true;
             this.claimTypes.add(type); // more may be due: look again at once
+          } else if (jobs.length > 0 && registration.perKey > 0) {
+            // The claim may have stopped at keys it just filled; other keys' jobs may be due
+            // beyond its scan, so the next-due time is looked up again (now skipping those keys).
+            this.nextDueStale.add(type);
           }
         }
       } catch (error) {
@@ -226,39 +230,45 @@ export class DbJobQueue implements JobQueue {
   }
 
   private startJob(row: JobsTable, registration: Registration, key: string | null): void {
-    const run = this.runJob(row, registration).finally(() => {
+    let keyHeld = key !== null;
+    // Gives the job's place under its key to the next waiting job, at most once per job.
+    const releaseKey = () => {
+      if (!keyHeld || key === null) return false;
+      keyHeld = false;
+      const waiting = registration.waitingByKey.get(key);
+      const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
+      const next = waiting?.shift();
+      if (waiting?.length === 0) registration.waitingByKey.delete(key);
+      if (next) this.startJob(next, registration, key);
+      else {
+        const left = (registration.runningByKey.get(key) ?? 1) - 1;
+        if (left > 0) registration.runningByKey.set(key, left);
+        else registration.runningByKey.delete(key);
+      }
+      return heldBefore === registration.perKey;
+    };
+    const run = this.runJob(row, registration, () => {
+      if (releaseKey()) this.wake([row.type], true);
+    }).finally(() => {
       // Claiming again only helps when this frees something a claim was short of: a slot of
       // a full type, or a key that was at its limit. Other wake-ups come from new jobs and timers.
       const wasFull = registration.running >= registration.concurrency;
-      let keyFreed = false;
       registration.running--;
       this.leases.delete(row.id);
       this.inFlight.delete(run);
-      if (key !== null) {
-        const waiting = registration.waitingByKey.get(key);
-        const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
-        keyFreed = heldBefore === registration.perKey;
-        const next = waiting?.shift();
-        if (waiting?.length === 0) registration.waitingByKey.delete(key);
-        if (next) this.startJob(next, registration, key);
-        else {
-          const left = (registration.runningByKey.get(key) ?? 1) - 1;
-          if (left > 0) registration.runningByKey.set(key, left);
-          else registration.runningByKey.delete(key);
-        }
-      }
+      const keyFreed = releaseKey();
       if (wasFull || keyFreed) this.wake([row.type], true);
     });
     this.inFlight.add(run);
   }
 
-  private async runJob(row: JobsTable, registration: Registration): Promise<void> {
+  private async runJob(row: JobsTable, registration: Registration, releaseKey: () => void): Promise<void> {
     const token = row.lease_token!;
     const complete = async (db: Kysely<Database>) => {
       const result = await db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).executeTakeFirst();
       if (Number(result.numDeletedRows) !== 1) throw new Error(`job ${row.id} is no longer leased by this worker`);
     };
-    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete };
+    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete, releaseKey };
     let outcome: void | { retryAt: number };
     try {
       outcome = await registration.handler(job);
