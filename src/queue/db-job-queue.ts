@@ -47,6 +47,19 @@ export function errorBackoffMs(attempts: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
+/** Whether a claim took as many jobs of some key as one claim may. */
+function reachedKeyCap(jobs: JobsTable[], perKey: number): boolean {
+  if (perKey <= 0 || jobs.length < perKey) return false;
+  const counts = new Map<string, number>();
+  for (const job of jobs) {
+    if (job.concurrency_key === null) continue;
+    const count = (counts.get(job.concurrency_key) ?? 0) + 1;
+    if (count >= perKey) return true;
+    counts.set(job.concurrency_key, count);
+  }
+  return false;
+}
+
 export class DbJobQueue implements JobQueue {
   private readonly handlers = new Map<string, Registration>();
   /** Jobs this worker runs now: id → lease token. */
@@ -174,9 +187,9 @@ export class DbJobQueue implements JobQueue {
           if (jobs.length === free) {
             full = true;
             this.claimTypes.add(type); // more may be due: look again at once
-          } else if (jobs.length > 0 && registration.perKey > 0) {
-            // The claim may have stopped at keys it just filled; other keys' jobs may be due
-            // beyond its scan, so the next-due time is looked up again (now skipping those keys).
+          } else if (reachedKeyCap(jobs, registration.perKey)) {
+            // The claim stopped at a key it just filled; other keys' jobs may be due beyond
+            // its scan, so the next-due time is looked up again (now skipping that key).
             this.nextDueStale.add(type);
           }
         }

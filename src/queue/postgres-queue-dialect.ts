@@ -27,7 +27,7 @@ export function postgresQueueDialect(databaseUrl: string, logger: Logger): Queue
                 select id, run_at, concurrency_key from jobs
                 where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
                   and (concurrency_key is null or not (concurrency_key = any(${r.busyKeys}::text[])))
-                order by run_at limit ${claimScanSize(r.limit)}
+                order by run_at limit ${claimScanSize(r.limit, r.perKey)}
               ) scan
             ) ranked
             where rn <= ${perKey}

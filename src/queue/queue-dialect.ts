@@ -17,8 +17,13 @@ export interface ClaimRequest {
   perKey: number;
 }
 
-/** How many of the earliest due jobs a claim looks at when it caps jobs per key. */
-export const claimScanSize = (limit: number) => Math.min(500, Math.max(64, limit));
+/**
+ * How many of the earliest due jobs a claim looks at when it caps jobs per key. Keys this
+ * worker has filled are skipped inside the scan, so a few times the per-key cap finds work for
+ * several keys; scanning further mostly reads rows of one key that the cap then drops (a
+ * claim that comes back short of its limit looks again once those keys are filled).
+ */
+export const claimScanSize = (limit: number, perKey = 0) => Math.min(500, Math.max(64, perKey > 0 ? Math.min(limit, 4 * perKey) : limit));
 
 export interface QueueDialect {
   /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */

@@ -19,7 +19,7 @@ export const sqliteQueueDialect: QueueDialect = {
             select id, run_at, concurrency_key from jobs
             where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
               and (concurrency_key is null or concurrency_key not in (select value from json_each(${JSON.stringify(r.busyKeys)})))
-            order by run_at limit ${claimScanSize(r.limit)}
+            order by run_at limit ${claimScanSize(r.limit, r.perKey)}
           )
         )
         where rn <= ${perKey}
