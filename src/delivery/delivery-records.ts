@@ -1,6 +1,7 @@
 // Writing a delivery's outcome: its attempts (for visibility) and its status.
 import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
+import { isPostgres } from "../queue/enqueue.js";
 import { newId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
@@ -36,13 +37,25 @@ export async function recordAttempt(db: Kysely<Database>, deliveryId: string, at
  */
 export function successRecorder(db: Kysely<Database>, now: () => number): Batcher<{ deliveryId: string; attempt: AttemptRecord }> {
   return createBatcher(async (items) => {
-    await db.insertInto("delivery_attempts").values(items.map((item) => attemptRow(item.deliveryId, item.attempt))).execute();
+    const attempts = items.map((item) => attemptRow(item.deliveryId, item.attempt));
+    const ids = items.map((item) => item.deliveryId);
     const at = now();
-    await db
-      .updateTable("deliveries")
-      .set({ status: "succeeded", attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at })
-      .where("id", "in", items.map((item) => item.deliveryId))
-      .execute();
+    const succeeded = { status: "succeeded" as const, attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at };
+    // Both writes commit together: one statement on PostgreSQL (a data-modifying CTE, one
+    // round trip), one transaction on SQLite (one commit).
+    if (isPostgres(db)) {
+      await db
+        .with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts))
+        .updateTable("deliveries")
+        .set(succeeded)
+        .where("id", "in", ids)
+        .execute();
+      return;
+    }
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto("delivery_attempts").values(attempts).execute();
+      await tx.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+    });
   }, 200);
 }
 
