@@ -105,6 +105,33 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(emitted.event, { responded: true, body: { hello: "world" } });
     });
 
+    it("a custom response is sent only once the run's events are stored, and still when the code fails after responding", async () => {
+      // The code emits, responds, then keeps working: the 2xx accepts the event, so it must
+      // already be stored when the client reads the response (DESIGN.md §5).
+      const code = `export default {
+        name: "respond-then-work",
+        props: { http: { type: "$.interface.http", customResponse: true } },
+        async run(event) {
+          this.$emit({ accepted: event.body });
+          this.http.respond({ status: 202, body: { ok: true } });
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          if (event.body.failAfter) throw new Error("failed after responding");
+        },
+      };`;
+      const source = await createSource(account.api, { component_code: code });
+      const url = source.configured_props.http.endpoint_url;
+      const res = await post(url, { n: 1 });
+      assert.equal(res.status, 202);
+      assert.deepEqual(await res.json(), { ok: true });
+      assert.deepEqual((await summaries(account.api, source.id)).map((s) => s.event), [{ accepted: { n: 1 } }]);
+
+      const late = await post(url, { n: 2, failAfter: true });
+      assert.equal(late.status, 202, "the code's response stands although the run failed later");
+      assert.equal((await summaries(account.api, source.id)).length, 2);
+      const [error] = await summaries(account.api, source.id, { event_name: "$errors" });
+      assert.equal(error.event.error.message, "failed after responding");
+    });
+
     it("a custom-response run that throws or times out answers 500 naming the failure, and records $errors", async () => {
       const source = await createSource(account.api, { component_code: fixtureCode("http-respond.mjs") });
       const url = source.configured_props.http.endpoint_url;

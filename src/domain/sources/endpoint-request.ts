@@ -1,6 +1,6 @@
 // A request to a source's HTTP endpoint. Without customResponse it is accepted durably (a
 // queued job, written before the 200) and run by a worker; with customResponse it runs now
-// and the request waits for this.http.respond.
+// and the request gets what this.http.respond gave, once the run's events are stored.
 import { notFound } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 import type { JobQueue } from "../../queue/contract.js";
@@ -46,27 +46,16 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
     await deps.queue.enqueue(ctx.db, [{ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }]);
     return { kind: "accepted" };
   }
-  return new Promise<EndpointOutcome>((resolve, reject) => {
-    let answered = false;
-    const answer = (outcome: EndpointOutcome) => {
-      if (answered) return;
-      answered = true;
-      resolve(outcome);
-    };
-    runSource(deps, { sourceId: source.id, entry: "run", event, onResponse: (response) => answer({ kind: "response", response }) }).then(
-      (result) => {
-        if (answered) return;
-        if (!result) return reject(notFound());
-        if (result.response) return answer({ kind: "response", response: result.response });
-        if (result.error) return reject(executionFailed(result.error));
-        answer({ kind: "response", response: NO_RESPONSE });
-      },
-      (error) => {
-        if (!answered) reject(error);
-        else ctx.logger.error({ err: error, sourceId: source.id }, "source run failed after it responded");
-      },
-    );
-  });
+  // The response the code gave is sent once the run's events are stored: a 2xx means they
+  // are accepted, so they must survive a crash right after it (DESIGN.md §5). Code that
+  // responds and then fails still gets its response sent; its error goes to $errors.
+  let response: HttpResponseRecord | undefined;
+  const result = await runSource(deps, { sourceId: source.id, entry: "run", event, onResponse: (given) => (response ??= given) });
+  if (!result) throw notFound();
+  response ??= result.response;
+  if (response) return { kind: "response", response };
+  if (result.error) throw executionFailed(result.error);
+  return { kind: "response", response: NO_RESPONSE };
 }
 
 /** A run that failed or was killed before it responded: a 500 naming the failure. */
