@@ -26,11 +26,16 @@ async function main(): Promise<void> {
   console.log(line("HTTP source, 200 on acceptance", ingest.ingestAccepted, `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`));
   console.log(line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 30 %)`));
 
-  const delivery = await runDeliveryBench({ throughputEvents: Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000) });
-  results.delivery = delivery;
-  const { latency, throughput } = delivery;
-  console.log(`${"emit → webhook received".padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
-  console.log(`${"webhook deliveries".padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
+  // Delivery on SQLite, and on PostgreSQL too when BENCH_DATABASE_URL names a database.
+  const throughputEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000);
+  const databases: Array<[string, string | undefined]> = [["SQLite", undefined]];
+  if (process.env.BENCH_DATABASE_URL) databases.push(["PostgreSQL", process.env.BENCH_DATABASE_URL]);
+  for (const [name, database] of databases) {
+    const { latency, throughput } = await runDeliveryBench({ throughputEvents, database });
+    results[`delivery${name}`] = { latency, throughput };
+    console.log(`${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
+    console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
+  }
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });
