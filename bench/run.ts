@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDeliveryBench } from "./delivery.js";
 import { runIngestBench } from "./ingest.js";
+import { withFreshDatabase } from "./lib/fresh-database.js";
 import { repoRoot } from "./lib/paths.js";
 
 const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
@@ -28,10 +29,11 @@ async function main(): Promise<void> {
 
   // Delivery on SQLite, and on PostgreSQL too when BENCH_DATABASE_URL names a database.
   const throughputEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000);
-  const databases: Array<[string, string | undefined]> = [["SQLite", undefined]];
-  if (process.env.BENCH_DATABASE_URL) databases.push(["PostgreSQL", process.env.BENCH_DATABASE_URL]);
-  for (const [name, database] of databases) {
-    const { latency, throughput } = await runDeliveryBench({ throughputEvents, database });
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  const runs: Array<[string, () => ReturnType<typeof runDeliveryBench>]> = [["SQLite", () => runDeliveryBench({ throughputEvents })]];
+  if (adminUrl) runs.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runDeliveryBench({ throughputEvents, database }))]);
+  for (const [name, run] of runs) {
+    const { latency, throughput } = await run();
     results[`delivery${name}`] = { latency, throughput };
     console.log(`${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
     console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
