@@ -3,8 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { randomString } from "../../src/lib/ids.js";
+import { createScratchDatabase } from "../../src/store/scratch-database.js";
 import type { DialectName } from "../../src/store/store.js";
 
 export function testDialects(): DialectName[] {
@@ -29,22 +28,12 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   if (dialect === "sqlite") {
     return { dataDir, databaseUrl: undefined, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL as string;
-  const name = `sluice_t_${randomString(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL as string, "sluice_t");
   return {
     dataDir,
-    databaseUrl: url.toString(),
+    databaseUrl: scratch.url,
     drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -9,6 +9,7 @@ import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
 import type { RouteModule } from "./index.js";
+import { Webhook } from "./webhooks.js";
 
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")]);
 const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -92,20 +93,7 @@ export const deliveryRoutes: RouteModule = async (scope, { services }) => {
         params: IdParams,
         querystring: ProjectionQuery,
         response: {
-          200: Type.Object({
-            data: Type.Object({
-              id: Type.String(),
-              user_id: Type.Optional(Type.String()),
-              name: Type.Union([Type.String(), Type.Null()]),
-              description: Type.Union([Type.String(), Type.Null()]),
-              url: Type.String(),
-              active: Type.Boolean(),
-              created_at: Type.Integer(),
-              updated_at: Type.Integer(),
-              signing_secret: Type.Optional(Type.String()),
-              previous_secret_expires_at: Type.Integer(),
-            }),
-          }),
+          200: Type.Object({ data: Type.Composite([Webhook, Type.Object({ previous_secret_expires_at: Type.Integer() })]) }),
           ...errorResponses,
         },
       },

@@ -21,7 +21,8 @@ const UpdateFields = {
   active: Type.Optional(Type.Boolean()),
 };
 
-const Webhook = Type.Object({
+/** The webhook resource; the deliveries routes reuse it. */
+export const Webhook = Type.Object({
   id: Type.String(),
   user_id: Type.Optional(Type.String()),
   name: Type.Union([Type.String(), Type.Null()]),
