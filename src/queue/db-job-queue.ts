@@ -13,6 +13,7 @@ import { createBatcher } from "./batcher.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
 import { onJobsAdded } from "./wake.js";
+import { NextDueCache } from "./next-due-cache.js";
 
 export interface QueueOptions {
   db: Kysely<Database>;
@@ -72,14 +73,7 @@ export class DbJobQueue implements JobQueue {
   /** Types worth claiming at the next look: all of them, or only those named by wake-ups. */
   private claimAll = true;
   private readonly claimTypes = new Set<string>();
-  /**
-   * Per type, when its earliest not-yet-claimable job becomes claimable (ms), as last queried.
-   * Re-queried only for types whose future may have changed: jobs added for later, retries,
-   * the safety poll, or a remembered time that has passed. Wake-ups for jobs due now and for
-   * freed slots leave it as it is, so a busy stream does not pay a scan per wake-up.
-   */
-  private readonly nextDueAt = new Map<string, number>();
-  private readonly nextDueStale = new Set<string>();
+  private readonly nextDue = new NextDueCache();
   private wakeUp: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -160,10 +154,10 @@ export class DbJobQueue implements JobQueue {
   wake(types?: readonly string[], dueNow = false): void {
     if (types === undefined) {
       this.claimAll = true;
-      this.nextDueAt.clear();
+      this.nextDue.forgetAll();
     } else {
       for (const type of types) this.claimTypes.add(type);
-      if (!dueNow) for (const type of types) this.nextDueStale.add(type);
+      if (!dueNow) for (const type of types) this.nextDue.markStale(type);
     }
     this.wakeRequested = true;
     this.wakeUp?.();
@@ -190,13 +184,13 @@ export class DbJobQueue implements JobQueue {
           } else if (reachedKeyCap(jobs, registration.perKey)) {
             // The claim stopped at a key it just filled; other keys' jobs may be due beyond
             // its scan, so the next-due time is looked up again (now skipping that key).
-            this.nextDueStale.add(type);
+            this.nextDue.markStale(type);
           }
         }
       } catch (error) {
         if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
         this.claimAll = true;
-        this.nextDueAt.clear();
+        this.nextDue.forgetAll();
         await this.sleep(this.pollMs);
         continue;
       }
@@ -204,7 +198,7 @@ export class DbJobQueue implements JobQueue {
       // Woken by nothing before the next due job (or the safety poll): look at every type.
       if (!(await this.sleep(await this.msUntilNextDue()))) {
         this.claimAll = true;
-        this.nextDueAt.clear();
+        this.nextDue.forgetAll();
       }
     }
   }
@@ -331,35 +325,26 @@ export class DbJobQueue implements JobQueue {
    * Jobs of keys at their limit here do not count: a completion of that key wakes the loop.
    */
   private async msUntilNextDue(): Promise<number> {
-    let next = Infinity;
-    const now = this.options.clock.now();
-    const stale = new Set(this.nextDueStale);
-    this.nextDueStale.clear();
+    let next: number;
     try {
-      for (const [type, registration] of this.handlers) {
-        const remembered = this.nextDueAt.get(type);
-        if (remembered !== undefined && remembered > now && !stale.has(type)) {
-          next = Math.min(next, remembered);
-          continue;
-        }
-        this.nextDueAt.delete(type);
-        const busy = this.busyKeys(registration);
-        let query = this.options.db
-          .selectFrom("jobs")
-          .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
-          .where("type", "=", type);
-        if (busy.length > 0) query = query.where((eb) => eb.or([eb("concurrency_key", "is", null), eb("concurrency_key", "not in", busy)]));
-        const row = await query.executeTakeFirst();
-        const due = row?.next !== null && row?.next !== undefined ? Number(row.next) : Infinity;
-        this.nextDueAt.set(type, due);
-        next = Math.min(next, due);
-      }
+      next = await this.nextDue.earliest(this.handlers.keys(), this.options.clock.now(), (type) => this.queryNextDue(type));
     } catch {
-      this.nextDueAt.clear();
+      this.nextDue.forgetAll();
       return this.pollMs;
     }
     if (next === Infinity) return this.pollMs;
     return Math.max(0, Math.min(this.pollMs, next - this.options.clock.now() + 1));
+  }
+
+  private async queryNextDue(type: string): Promise<number> {
+    const busy = this.busyKeys(this.handlers.get(type) as Registration);
+    let query = this.options.db
+      .selectFrom("jobs")
+      .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
+      .where("type", "=", type);
+    if (busy.length > 0) query = query.where((eb) => eb.or([eb("concurrency_key", "is", null), eb("concurrency_key", "not in", busy)]));
+    const row = await query.executeTakeFirst();
+    return row?.next !== null && row?.next !== undefined ? Number(row.next) : Infinity;
   }
 
   /** Resolves true when woken, false when the time ran out. */
