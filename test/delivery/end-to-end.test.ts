@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { DIALECTS } from "../helpers/dialects.js";
-import type { ApiClient } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitFor } from "../queue/wait-for.js";
 import { Receiver } from "./receiver.js";
+import { createSource, summaries } from "../fixtures/components/sources/helpers.js";
 
 // Emits the request body on the default stream.
 const HTTP_SOURCE = `export default {
@@ -22,18 +22,6 @@ const RELAY_SOURCE = `export default {
   name: "e2e relay", version: "0.0.1",
   async run(event) { this.$emit({ relayed: event }); },
 };`;
-
-async function createSource(api: ApiClient, code: string): Promise<any> {
-  const res = await api.post("/sources", { component_code: code });
-  assert.equal(res.status, 200, res.text);
-  return res.body.data;
-}
-
-async function events(api: ApiClient, sourceId: string, eventName?: string): Promise<any[]> {
-  const res = await api.get(`/sources/${sourceId}/event_summaries`, { limit: 100, expand: "event", ...(eventName ? { event_name: eventName } : {}) });
-  assert.equal(res.status, 200, res.text);
-  return res.body.data;
-}
 
 for (const dialect of DIALECTS) {
   describe(`end-to-end delivery [${dialect}]`, () => {
@@ -52,8 +40,8 @@ for (const dialect of DIALECTS) {
     });
 
     it("HTTP source → subscription → signed webhook and a relay source", async () => {
-      const source = await createSource(account.api, HTTP_SOURCE);
-      const relay = await createSource(account.api, RELAY_SOURCE);
+      const source = await createSource(account.api, { component_code: HTTP_SOURCE });
+      const relay = await createSource(account.api, { component_code: RELAY_SOURCE });
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/e2e` })).body.data;
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.id })).status, 200);
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: relay.id })).status, 200);
@@ -74,7 +62,7 @@ for (const dialect of DIALECTS) {
       }
       const relayed = await (async () => {
         let found: any[] = [];
-        await waitFor(async () => (found = await events(account.api, relay.id)).length === 5, 15_000);
+        await waitFor(async () => (found = await summaries(account.api, relay.id)).length === 5, 15_000);
         return found;
       })();
       assert.deepEqual(relayed.map((e) => e.event.relayed.n).sort(), [0, 1, 2, 3, 4]);
@@ -88,10 +76,10 @@ for (const dialect of DIALECTS) {
     });
 
     it("an auto-subscription delivers events of sources created after it, not of older ones", async () => {
-      const older = await createSource(account.api, HTTP_SOURCE);
+      const older = await createSource(account.api, { component_code: HTTP_SOURCE });
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/auto` })).body.data;
       assert.equal((await account.api.post("/auto_subscriptions", undefined, { event_type: "emit", listener_id: hook.id, event_name: "" })).status, 200);
-      const newer = await createSource(account.api, HTTP_SOURCE);
+      const newer = await createSource(account.api, { component_code: HTTP_SOURCE });
       for (const [source, label] of [[older, "older"], [newer, "newer"]] as const) {
         const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label }) });
         assert.equal(res.status, 200);
@@ -99,8 +87,8 @@ for (const dialect of DIALECTS) {
       }
       await waitFor(() => receiver.at("/auto").length >= 1, 15_000);
       // The older source's event was stored (so it had its chance to be delivered) before we look.
-      await waitFor(async () => (await events(account.api, older.id)).length === 1, 15_000);
-      await waitFor(async () => (await events(account.api, newer.id)).length === 1, 15_000);
+      await waitFor(async () => (await summaries(account.api, older.id)).length === 1, 15_000);
+      await waitFor(async () => (await summaries(account.api, newer.id)).length === 1, 15_000);
       assert.deepEqual(receiver.at("/auto").map((r) => JSON.parse(r.body).label), ["newer"]);
       const deliveries = await app.sluice.services.ctx.db.selectFrom("deliveries").select("emitter_id").where("listener_id", "=", hook.id).execute();
       assert.deepEqual(deliveries.map((d) => d.emitter_id), [newer.id]);
@@ -108,13 +96,13 @@ for (const dialect of DIALECTS) {
 
     it("an exhausted webhook delivery is reported on the emitter's $errors stream", async () => {
       receiver.on("/down", () => ({ status: 503, body: "down for maintenance" }));
-      const source = await createSource(account.api, HTTP_SOURCE);
+      const source = await createSource(account.api, { component_code: HTTP_SOURCE });
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/down` })).body.data;
       await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.id });
       const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ doomed: true }) });
       assert.equal(res.status, 200);
       let errors: any[] = [];
-      await waitFor(async () => (errors = await events(account.api, source.id, "$errors")).length === 1, 15_000);
+      await waitFor(async () => (errors = await summaries(account.api, source.id, { event_name: "$errors" })).length === 1, 15_000);
       const report = errors[0].event;
       assert.equal(report.error.name, "DeliveryFailed");
       assert.match(report.error.message, new RegExp(hook.id));
