@@ -12,7 +12,7 @@ import { streamOf } from "../domain/subscriptions/event-name.js";
 import { idPrefix, newId } from "../lib/ids.js";
 import { enqueueJobs } from "../queue/enqueue.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
-import { DELIVERY_JOB } from "./delivery-job-type.js";
+import { deliveryJobs } from "./delivery-job-type.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
 export interface FanOutOptions {
@@ -46,7 +46,8 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
         if (streamOf(s.event_name) !== event.stream || !active.has(s.listener_id)) continue;
         listeners.add(s.listener_id);
       }
-      const body = JSON.stringify(event.event ?? null);
+      if (listeners.size === 0) continue;
+      const body = event.json ?? JSON.stringify(event.event ?? null);
       for (const listenerId of listeners) {
         deliveries.push({
           id: newId("del"),
@@ -69,11 +70,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   }
   if (deliveries.length === 0) return;
   for (let i = 0; i < deliveries.length; i += 200) await db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).execute();
-  await enqueueJobs(
-    db,
-    deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, concurrencyKey: d.listener_id, runAt: now })),
-    now,
-  );
+  await enqueueJobs(db, deliveryJobs(deliveries, now), now);
 }
 
 function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {

@@ -282,11 +282,11 @@ export class DbJobQueue implements JobQueue {
     } catch (error) {
       const err = toError(error);
       if (this.running) this.options.logger.warn({ err, jobId: row.id, type: row.type }, "job failed; will retry");
-      await this.reschedule(row.id, token, this.options.clock.now() + errorBackoffMs(row.attempts), err.message).catch(() => undefined);
+      await this.reschedule(row, token, this.options.clock.now() + errorBackoffMs(row.attempts), err.message).catch(() => undefined);
       return;
     }
     try {
-      if (outcome && typeof outcome.retryAt === "number") await this.reschedule(row.id, token, outcome.retryAt, null);
+      if (outcome && typeof outcome.retryAt === "number") await this.reschedule(row, token, outcome.retryAt, null);
       else await this.finished.add({ id: row.id, token });
     } catch (error) {
       // The lease runs out and the job is retried: at least once, never lost.
@@ -294,15 +294,16 @@ export class DbJobQueue implements JobQueue {
     }
   }
 
-  private async reschedule(id: string, token: string, runAt: number, lastError: string | null): Promise<void> {
+  private async reschedule(row: JobsTable, token: string, runAt: number, lastError: string | null): Promise<void> {
     await this.options.db
       .updateTable("jobs")
       .set({ run_at: runAt, lease_token: null, locked_until: null, last_error: lastError })
-      .where("id", "=", id)
+      .where("id", "=", row.id)
       .where("lease_token", "=", token)
       .execute();
+    // Only this job's type can have become due: wake for it alone, not for every type.
     const delay = runAt - this.options.clock.now();
-    if (this.running && delay < this.pollMs) setTimeout(() => this.wake(), Math.max(0, delay)).unref();
+    if (this.running && delay < this.pollMs) setTimeout(() => this.wake([row.type], true), Math.max(0, delay)).unref();
   }
 
   /** Extends the leases of jobs still running here, so long handlers are not taken over. */

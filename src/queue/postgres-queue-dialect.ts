@@ -39,9 +39,6 @@ export function postgresQueueDialect(databaseUrl: string, logger: Logger): Queue
         returning *`.execute(db);
       return result.rows;
     },
-    async notify(db: Kysely<Database>) {
-      await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
-    },
     async listen(onWake: (signal?: WakeSignal) => void) {
       let client: pg.Client | undefined;
       let closed = false;

@@ -28,8 +28,6 @@ export const claimScanSize = (limit: number, perKey = 0) => Math.min(500, Math.m
 export interface QueueDialect {
   /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */
   claim(db: Kysely<Database>, request: ClaimRequest): Promise<JobsTable[]>;
-  /** Tells other processes that jobs were added (inside `db`'s transaction when it is one). */
-  notify(db: Kysely<Database>): Promise<void>;
   /**
    * Subscribes to other processes' notifications; resolves once listening. The signal names
    * the job types added; undefined when unknown (any type may be due, at any time).

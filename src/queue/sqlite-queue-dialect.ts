@@ -28,9 +28,6 @@ export const sqliteQueueDialect: QueueDialect = {
       returning *`.execute(db);
     return result.rows;
   },
-  async notify() {
-    // Same process: the in-process signal is enough.
-  },
   async listen() {
     return { close: async () => undefined };
   },

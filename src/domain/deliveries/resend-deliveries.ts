@@ -3,7 +3,7 @@
 // receiver that did get it before can recognise the duplicate.
 import type { Kysely } from "kysely";
 import type { Actor, Ctx } from "../context.js";
-import { DELIVERY_JOB } from "../../delivery/delivery-job-type.js";
+import { deliveryJobs } from "../../delivery/delivery-job-type.js";
 import { invalid, notFound, ServiceError } from "../../lib/errors.js";
 import { enqueueJobs } from "../../queue/enqueue.js";
 import type { Database, DeliveriesTable } from "../../store/schema.js";
@@ -52,7 +52,7 @@ async function requeue(db: Kysely<Database>, deliveries: DeliveriesTable[], now:
     .set({ status: "pending", attempts: 0, next_attempt_at: now, updated_at: now })
     .where("id", "in", deliveries.map((d) => d.id))
     .execute();
-  await enqueueJobs(db, deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, concurrencyKey: d.listener_id, runAt: now })), now);
+  await enqueueJobs(db, deliveryJobs(deliveries, now), now);
 }
 
 function assertActive(active: number): void {

@@ -52,8 +52,9 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     if (item.meta?.summary !== undefined) metadata.summary = item.meta.summary;
     if (item.meta?.ts !== undefined) metadata.ts = item.meta.ts;
     const event = item.event === undefined ? null : item.event;
-    stored.push({ id, userId: input.userId, emitterId: input.emitterId, stream: item.stream, event, metadata, indexedAtMs: key.ms });
-    rows.push({ emitter_id: input.emitterId, ms: key.ms, seq: key.seq, id, user_id: input.userId, stream: item.stream, event: JSON.stringify(event), metadata: JSON.stringify(metadata) });
+    const json = JSON.stringify(event);
+    stored.push({ id, userId: input.userId, emitterId: input.emitterId, stream: item.stream, event, metadata, indexedAtMs: key.ms, json });
+    rows.push({ emitter_id: input.emitterId, ms: key.ms, seq: key.seq, id, user_id: input.userId, stream: item.stream, event: json, metadata: JSON.stringify(metadata) });
   }
   if (rows.length === 1) {
     const r = rows[0]!;

@@ -25,7 +25,3 @@ export function eventSummary(row: EventRow, expand: boolean): EventSummary {
   return { id: row.id, indexed_at_ms: Number(row.ms), event: JSON.parse(row.event), metadata };
 }
 
-/** `?event_name=` to a stream: absent, "" and "default" are the default stream. */
-export function streamOf(eventName: string | undefined): string {
-  return !eventName || eventName === "default" ? "" : eventName;
-}

@@ -12,4 +12,6 @@ export interface StoredEvent {
   /** emit_id, name, emitter_id, plus the emit's id/summary/ts when given (DESIGN.md §2). */
   metadata: Record<string, unknown>;
   indexedAtMs: number;
+  /** The event as stored (JSON), when the store already serialised it: fan-out reuses it. */
+  json?: string;
 }

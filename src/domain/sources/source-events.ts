@@ -6,7 +6,7 @@ import type { JobQueue } from "../../queue/contract.js";
 import type { PageRequest } from "../../store/paginate.js";
 import { validateEventRange, type EventRange } from "../events/delete-events.js";
 import { onEvents } from "../events/event-bus.js";
-import { streamOf } from "../events/event-summary.js";
+import { streamOf } from "../subscriptions/event-name.js";
 import { eventsAfter, listEventSummaries, newestEventId } from "../events/list-event-summaries.js";
 import { findOwnedSource } from "./save-source.js";
 import { EVENTS_DELETE_JOB } from "./source-jobs.js";

@@ -7,9 +7,12 @@ export function validateEventName(name: string): string {
   return name;
 }
 
-/** The stream a subscription's event_name selects: "default" and "" are the same stream. */
-export function streamOf(eventName: string): string {
-  return eventName === "default" ? "" : eventName;
+/**
+ * The stream an event_name selects (of a subscription, or `?event_name=` of a read):
+ * absent, "" and "default" are the default stream.
+ */
+export function streamOf(eventName: string | undefined): string {
+  return !eventName || eventName === "default" ? "" : eventName;
 }
 
 /**

@@ -3,7 +3,8 @@
 import type { Actor, Ctx } from "../context.js";
 import type { Page, PageRequest } from "../../store/paginate.js";
 import { onEvents } from "../events/event-bus.js";
-import { streamOf, type EventSummary } from "../events/event-summary.js";
+import type { EventSummary } from "../events/event-summary.js";
+import { streamOf } from "../subscriptions/event-name.js";
 import { eventsAfter, listEventSummaries, newestEventId } from "../events/list-event-summaries.js";
 import type { LiveTail } from "../sources/source-events.js";
 import { findOwnedWorkflow } from "./manage-workflow.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { streamOf } from "../../domain/events/event-summary.js";
+import { streamOf } from "../../domain/subscriptions/event-name.js";
 import { replayWorkflowError } from "../../domain/workflows/replay-error.js";
 import { listWorkflowEventSummaries, openWorkflowTail } from "../../domain/workflows/workflow-events.js";
 import { actorOf } from "../auth.js";
