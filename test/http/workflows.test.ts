@@ -166,6 +166,22 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof tooLarge.body.error, "string");
     });
 
+    it("sends the $.respond answer only once the run's events are stored", async () => {
+      // The step emits, responds, then keeps working: the 2xx accepts the emit, so it must
+      // already be stored when the client reads the response (DESIGN.md §5).
+      const step = `export default { async run({ steps, $ }) {
+        $.send.emit({ accepted: steps.trigger.event.body });
+        await $.respond({ status: 202, body: { ok: true } });
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      } }`;
+      const wf = (await account.api.post("/workflows", { steps: [{ code: step }] })).body.data;
+      const res = await trigger(wf.endpoint_url, { json: { n: 1 } });
+      assert.equal(res.status, 202);
+      assert.deepEqual(res.body, { ok: true });
+      const page = await summaries(account, wf.id);
+      assert.deepEqual(page.data.map((summary: any) => summary.event), [{ accepted: { n: 1 } }]);
+    });
+
     it("$.flow.exit() ends the run: later code and later steps do not run", async () => {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EXIT_EARLY }, { code: code.NEVER_RUNS }] })).body.data;
       assert.equal((await trigger(wf.endpoint_url, { json: {} })).status, 200);

@@ -1,6 +1,6 @@
 // A request to a workflow's endpoint_url. Without $.respond in its steps the request is made
 // durable first (a queued run, written before answering) and answered 200 at once; with it, the
-// run happens now and the request waits for $.respond (or the run's end).
+// run happens now and the request gets what $.respond gave once the run's events are stored.
 import type { HttpResponseRecord } from "../../runtime/contract.js";
 import { notFound } from "../../lib/errors.js";
 import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
@@ -53,16 +53,14 @@ export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: Incomin
     return ACCEPTED_RESPONSE;
   }
 
-  let answer: (response: HttpResponseRecord) => void = () => {};
-  const responded = new Promise<HttpResponseRecord>((resolve) => (answer = resolve));
-  const finished = runWorkflow(deps, { workflow, event, trigger: "http", onResponse: (response) => answer(response) }).then((result) => {
-    if (result.response) return result.response;
-    if (result.error) return failedResponse(result.error.kind, result.error.message);
-    return ACCEPTED_RESPONSE;
-  });
-  // The run goes on (storing its events) after an early $.respond; its faults are logged.
-  finished.catch((error) => ctx.logger.error({ err: error, workflowId: workflow.id }, "workflow run failed"));
-  return Promise.race([responded, finished]);
+  // The response $.respond gave is sent once the run's events are stored: a 2xx means they are
+  // accepted, so they must survive a crash right after it (DESIGN.md §5), as for sources.
+  let response: HttpResponseRecord | undefined;
+  const result = await runWorkflow(deps, { workflow, event, trigger: "http", onResponse: (given) => (response ??= given) });
+  response ??= result.response;
+  if (response) return response;
+  if (result.error) return failedResponse(result.error.kind, result.error.message);
+  return ACCEPTED_RESPONSE;
 }
 
 function failedResponse(kind: string, message: string): HttpResponseRecord {
