@@ -41,3 +41,8 @@ export const errorResponses = {
   404: ErrorBody,
   429: ErrorBody,
 };
+
+/** `expand=event` (a comma-separated list) asks for full events in event summaries. */
+export function expandsEvent(expand: string | undefined): boolean {
+  return (expand ?? "").split(",").map((s) => s.trim()).includes("event");
+}

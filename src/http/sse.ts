@@ -2,12 +2,7 @@
 // event id, `data:` the summary as JSON; a comment line every 15 s keeps the connection open.
 // New events arrive by an in-process wake-up, and by a slow poll for other processes' events.
 import type { FastifyReply, FastifyRequest } from "fastify";
-
-export interface TailSource {
-  startAfter: string | undefined;
-  fetchAfter(afterId: string | undefined): Promise<Array<{ id: string; data: unknown }>>;
-  subscribe(wake: () => void): () => void;
-}
+import { TAIL_BATCH, type LiveTail } from "../domain/events/live-tail.js";
 
 const LOOKBACK_MS = 3_000;
 
@@ -24,7 +19,7 @@ export interface SseOptions {
   pollMs?: number;
 }
 
-export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail: TailSource, options: SseOptions = {}): void {
+export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail: LiveTail, options: SseOptions = {}): void {
   const keepaliveMs = options.keepaliveMs ?? 15_000;
   const pollMs = options.pollMs ?? 1_000;
   reply.hijack();
@@ -69,7 +64,7 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail:
             sent.set(item.id, key[0]);
             newestMs = Math.max(newestMs, key[0]);
           }
-          if (batch.length < 100) break;
+          if (batch.length < TAIL_BATCH) break;
         }
         for (const [id, ms] of sent) if (ms < newestMs - 2 * LOOKBACK_MS) sent.delete(id);
       } while (again && !closed);

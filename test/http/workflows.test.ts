@@ -20,7 +20,7 @@ for (const dialect of DIALECTS) {
     let app: TestApp;
     let account: Account;
     before(async () => {
-      app = await startTestApp(dialect, { runTimeoutSeconds: 3 });
+      app = await startTestApp(dialect, { runTimeoutSeconds: 3, sseKeepaliveSeconds: 1 });
       account = await app.newAccount();
     });
     after(async () => app.close());
@@ -255,13 +255,28 @@ for (const dialect of DIALECTS) {
       const reader = res.body!.getReader();
       await trigger(wf.endpoint_url, { json: { live: true } });
       let text = "";
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 10_000;
       while (!/\ndata: /.test(text) || !text.includes("\n\n", text.indexOf("data: "))) {
         assert.ok(Date.now() < deadline, "an SSE event within the deadline");
         const chunk = await reader.read();
         if (chunk.done) break;
         text += new TextDecoder().decode(chunk.value);
       }
+      // SLUICE_SSE_KEEPALIVE_SECONDS applies to workflow tails too (1 s here, 15 s by default):
+      // the stream is cut after 5 s, so only the configured interval can pass.
+      const cutOff = setTimeout(() => controller.abort(), 5_000);
+      try {
+        while (!text.includes(": keepalive\n\n")) {
+          const chunk = await reader.read();
+          if (chunk.done) break;
+          text += new TextDecoder().decode(chunk.value);
+        }
+      } catch {
+        // aborted at the cut-off
+      } finally {
+        clearTimeout(cutOff);
+      }
+      assert.ok(text.includes(": keepalive\n\n"), "a keep-alive comment within 5 s");
       controller.abort();
       const id = /id: (\S+)/.exec(text)?.[1];
       const data = JSON.parse(/data: (.*)\n/.exec(text)![1]!);

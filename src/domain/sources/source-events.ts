@@ -5,9 +5,9 @@ import { preparedQuery } from "../../store/prepared-query.js";
 import type { JobQueue } from "../../queue/contract.js";
 import type { PageRequest } from "../../store/paginate.js";
 import { validateEventRange, type EventRange } from "../events/delete-events.js";
-import { onEvents } from "../events/event-bus.js";
+import { openEmitterTail, type LiveTail } from "../events/live-tail.js";
 import { streamOf } from "../subscriptions/event-name.js";
-import { eventsAfter, listEventSummaries, newestEventId } from "../events/list-event-summaries.js";
+import { listEventSummaries } from "../events/list-event-summaries.js";
 import { findOwnedSource } from "./save-source.js";
 import { EVENTS_DELETE_JOB } from "./source-jobs.js";
 
@@ -34,19 +34,8 @@ export async function requestSourceEventDeletion({ ctx, queue, actor, id, range 
   await queue.enqueue(ctx.db, [{ type: EVENTS_DELETE_JOB, userId: actor.userId, payload: { emitterId: id, startId: range.startId, endId: range.endId } }]);
 }
 
-export interface LiveTail {
-  /** Resume after this id; the newest existing event when the client gave none. */
-  startAfter: string | undefined;
-  fetchAfter(afterId: string | undefined): Promise<Array<{ id: string; data: unknown }>>;
-  subscribe(wake: () => void): () => void;
-}
-
+/** Live tail of one stream of the source (SSE). */
 export async function openSourceTail({ ctx, actor, id, eventName, lastEventId }: { ctx: Ctx; actor: Actor; id: string; eventName?: string; lastEventId?: string }): Promise<LiveTail> {
   await findOwnedSource({ ctx }, actor, id);
-  const stream = streamOf(eventName);
-  return {
-    startAfter: lastEventId || (await newestEventId(ctx, id, stream)),
-    fetchAfter: async (afterId) => (await eventsAfter({ ctx, emitterId: id, stream, afterId, limit: 100 })).map((s) => ({ id: s.id, data: s })),
-    subscribe: (wake) => onEvents(id, wake),
-  };
+  return openEmitterTail(ctx, id, eventName, lastEventId);
 }

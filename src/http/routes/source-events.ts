@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { listSourceEventSummaries, openSourceTail, requestSourceEventDeletion } from "../../domain/sources/source-events.js";
 import { actorOf } from "../auth.js";
-import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest } from "../common-schemas.js";
+import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
 import type { RouteModule } from "./index.js";
 
@@ -35,7 +35,7 @@ export const sourceEventRoutes: RouteModule = async (scope, { services }) => {
     },
     async (request) => {
       const { expand, event_name } = request.query;
-      const expandEvent = (expand ?? "").split(",").map((s) => s.trim()).includes("event");
+      const expandEvent = expandsEvent(expand);
       return listSourceEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, eventName: event_name, page: pageRequest(request.query), expand: expandEvent });
     },
   );

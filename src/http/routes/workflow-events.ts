@@ -4,7 +4,7 @@ import { streamOf } from "../../domain/subscriptions/event-name.js";
 import { replayWorkflowError } from "../../domain/workflows/replay-error.js";
 import { listWorkflowEventSummaries, openWorkflowTail } from "../../domain/workflows/workflow-events.js";
 import { actorOf } from "../auth.js";
-import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest } from "../common-schemas.js";
+import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
 import type { RouteModule } from "./index.js";
 import { EventSummary } from "./source-events.js";
@@ -15,7 +15,6 @@ const SummaryQuery = Type.Object({
 });
 const SummaryPage = Type.Object({ page_info: PageInfo, data: Type.Array(EventSummary) });
 
-const expanded = (expand: string | undefined) => (expand ?? "").split(",").map((s) => s.trim()).includes("event");
 
 export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,7 +33,7 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request) =>
-      listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expanded(request.query.expand) }),
+      listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand) }),
   );
 
   app.get(
@@ -48,7 +47,7 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
         response: { 200: SummaryPage, ...errorResponses },
       },
     },
-    async (request) => listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expanded(request.query.expand) }),
+    async (request) => listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand) }),
   );
 
   app.get(
@@ -64,7 +63,7 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
     async (request, reply) => {
       const header = request.headers["last-event-id"];
       const tail = await openWorkflowTail({ ctx, actor: actorOf(request), id: request.params.id, eventName: request.query.event_name, lastEventId: typeof header === "string" ? header : undefined });
-      streamEvents(request, reply, tail);
+      streamEvents(request, reply, tail, { keepaliveMs: ctx.config.sseKeepaliveSeconds * 1000 });
     },
   );
 
