@@ -4,7 +4,7 @@
 // subscription can forward it. It travels one hop further than the failed delivery, so a
 // `$errors` subscription to the same dead webhook cannot loop forever (src/delivery/hops.ts).
 import type { Ctx } from "../domain/context.js";
-import { appendEvents } from "../domain/events/append-events.js";
+import { appendEvents, retryOnEventIdClash } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
 import { asWorkflowDeliveryError, type DeliveryFailureReport } from "../domain/workflows/delivery-failure.js";
 import { idPrefix } from "../lib/ids.js";
@@ -43,13 +43,15 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   // A workflow's $errors events have the spec's shape (issue 5).
   const event = idPrefix(delivery.emitter_id) === "p" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
   await withDeliveryHops(delivery.hops + 1, () =>
-    ctx.db.transaction().execute((trx) =>
-      appendEvents(trx, {
-        userId: delivery.user_id,
-        emitterId: delivery.emitter_id,
-        nowMs: ctx.clock.now(),
-        events: [{ stream: "$errors", event }],
-      }),
+    retryOnEventIdClash(() =>
+      ctx.db.transaction().execute((trx) =>
+        appendEvents(trx, {
+          userId: delivery.user_id,
+          emitterId: delivery.emitter_id,
+          nowMs: ctx.clock.now(),
+          events: [{ stream: "$errors", event }],
+        }),
+      ),
     ),
   );
 }

@@ -8,6 +8,7 @@ import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
 import { formatEventId, nextEventKey } from "./event-ids.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
+import { isUniqueViolation } from "../../store/unique-violation.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
 
@@ -65,4 +66,20 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
   for (const stream of new Set(rows.map((r) => r.stream))) await trimStream(db, input.emitterId, stream);
   await fanOut(db, stored);
   return stored;
+}
+
+/**
+ * Runs a transaction that stores events, again when it lost an event-id race: two processes
+ * storing events of one emitter in the same millisecond may pick the same id; the loser's
+ * transaction rolls back and, tried again, reads the winner's id as its floor. Every caller
+ * of appendEvents stores through this, so no caller has to re-run user code over a clash.
+ */
+export async function retryOnEventIdClash<T>(store: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store();
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt >= 5) throw error;
+    }
+  }
 }

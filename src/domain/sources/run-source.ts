@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
-import { appendEvents, type NewEvent } from "../events/append-events.js";
+import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
 import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
@@ -61,7 +61,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (result.error) events.push(errorEvent(result.error, request.event));
     // Executions finishing close together share one transaction (group commit); each still
     // returns only after its own results are committed.
-    const stored = await retryOnIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
+    const stored = await retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
       await request.inTransaction?.(tx);
       const now = ctx.clock.now();
       if (stateful) {
@@ -78,23 +78,6 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (stored.length > 0) announceEvents([source.id]);
     return result;
   });
-}
-
-/**
- * Two processes storing events of one emitter at the same millisecond may pick the same id;
- * the loser's transaction rolls back and is tried again, and then reads the winner's id as
- * its floor. The user code is not run again.
- */
-async function retryOnIdClash<T>(store: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await store();
-    } catch (error) {
-      const err = error as { code?: string; message?: string };
-      const clash = err.code === "23505" || /UNIQUE constraint failed: events/.test(err.message ?? "");
-      if (!clash || attempt >= 5) throw error;
-    }
-  }
 }
 
 /** Emits of one execution in the order of their meta.ts; those without ts keep their place. */
@@ -115,6 +98,8 @@ export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | 
 
 /** Records an $errors event without running the source (e.g. a run skipped over quota). */
 export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): Promise<void> {
-  const stored = await ctx.db.transaction().execute((tx) => appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] }));
+  const stored = await retryOnEventIdClash(() =>
+    ctx.db.transaction().execute((tx) => appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] })),
+  );
   if (stored.length > 0) announceEvents([source.id]);
 }

@@ -1,6 +1,7 @@
 import type { Ctx } from "../context.js";
 import { invalid, ServiceError } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
+import { isUniqueViolation } from "../../store/unique-violation.js";
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from "./api-keys.js";
 
 export type Plan = "free" | "paid";
@@ -59,12 +60,6 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
     // Two requests (or two processes bootstrapping) raced past the check above.
     throw isUniqueViolation(error) ? taken() : error;
   });
-}
-
-/** PostgreSQL's unique_violation, or SQLite's UNIQUE constraint failure. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 function invalidate(message: string): never {

@@ -10,7 +10,7 @@ import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
 import type { Database, WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../../delivery/hops.js";
-import { appendEvents, type NewEvent } from "../events/append-events.js";
+import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
 import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } from "./run-context.js";
 import { parseSteps } from "./workflow-view.js";
@@ -78,7 +78,7 @@ export async function runWorkflow(
   // One transaction: the results, the usage (one invocation and its compute time, like a
   // source execution) and the completion of the job or delivery that started the run, so a
   // crash can neither lose the results nor run the workflow again after they were stored.
-  await ctx.db.transaction().execute(async (db) => {
+  await retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
     await input.inTransaction?.(db);
     await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
     await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
@@ -86,7 +86,7 @@ export async function runWorkflow(
       const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
       await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
     }
-  });
+  }));
   if (events.length > 0) announceEvents([workflow.id]);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
   return result;
@@ -102,10 +102,12 @@ async function skipOverQuota(
 ): Promise<WorkflowExecuteResult> {
   const failure = { kind: "error" as const, name: "QUOTA_EXCEEDED", message, stack: `QuotaExceeded: ${message}; the run was skipped` };
   const errorEvent = workflowErrorEvent({ event: input.event, context, failure, cellId, nowMs: ctx.clock.now() });
-  await ctx.db.transaction().execute(async (db) => {
-    await input.inTransaction?.(db);
-    await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
-  });
+  await retryOnEventIdClash(() =>
+    ctx.db.transaction().execute(async (db) => {
+      await input.inTransaction?.(db);
+      await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
+    }),
+  );
   announceEvents([workflow.id]);
   return { emits: [], logs: [], emails: [], stepResults: [], exited: false, error: failure, durationMs: 0 };
 }
