@@ -232,6 +232,17 @@ export function guardedLookup(allowPrivate: boolean) {
 }
 
 /**
+ * The rule for hosts written as IP literals, which connect without a DNS lookup (so the
+ * guarded lookup never sees them): the refusal when the literal is forbidden, else undefined.
+ * Every egress path (service fetches, webhooks, user code) applies it.
+ */
+export function refusedLiteralHost(host: string, allowPrivate: boolean): EgressRefusedError | undefined {
+  if (allowPrivate) return undefined;
+  const literal = normalizeHostLiteral(host);
+  return literal !== undefined && isForbiddenAddress(literal) ? new EgressRefusedError(host, literal) : undefined;
+}
+
+/**
  * For service-side fetches: refuses non-http(s) URLs, forbidden literal hosts and names that
  * resolve to a forbidden address. Connect through guardedLookup as well, because the name may
  * resolve differently by the time the connection is made.
@@ -242,11 +253,9 @@ export async function assertEgressAllowed(url: URL, allowPrivate: boolean): Prom
   }
   if (allowPrivate) return;
   const host = url.hostname;
-  const literal = normalizeHostLiteral(host);
-  if (literal !== undefined) {
-    if (isForbiddenAddress(literal)) throw new EgressRefusedError(host, literal);
-    return;
-  }
+  const refused = refusedLiteralHost(host, allowPrivate);
+  if (refused) throw refused;
+  if (normalizeHostLiteral(host) !== undefined) return;
   const addresses = await dns.promises.lookup(host, { all: true });
   const bad = addresses.find((a) => isForbiddenAddress(a.address));
   if (bad) throw new EgressRefusedError(host, bad.address);

@@ -3,7 +3,7 @@
 // connection through the egress guard (literal IPs here, resolved names in the agent lookup).
 import http from "node:http";
 import https from "node:https";
-import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral } from "./egress-guard.js";
+import { guardedLookup, refusedLiteralHost } from "./egress-guard.js";
 import { parseRetryAfter } from "./retry-policy.js";
 import { signatureHeader } from "./signature.js";
 
@@ -54,10 +54,8 @@ export function createWebhookSender(options: { allowPrivateEgress: boolean; time
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") return { durationMs: 0, error: `unsupported protocol ${url.protocol}` };
     // Node connects to literal IPs without a lookup, so the guard checks them here.
-    const literal = normalizeHostLiteral(url.hostname);
-    if (!options.allowPrivateEgress && literal !== undefined && isForbiddenAddress(literal)) {
-      return { durationMs: 0, error: new EgressRefusedError(url.hostname, literal).message };
-    }
+    const refused = refusedLiteralHost(url.hostname, options.allowPrivateEgress);
+    if (refused) return { durationMs: 0, error: refused.message };
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "content-length": String(Buffer.byteLength(request.body)),

@@ -9,6 +9,7 @@ import {
   guardedLookup,
   isForbiddenAddress,
   normalizeHostLiteral,
+  refusedLiteralHost,
 } from "../../src/delivery/egress-guard.js";
 
 describe("normalizeHostLiteral", () => {
@@ -66,6 +67,19 @@ describe("isForbiddenAddress", () => {
     "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1"];
   for (const ip of forbidden) it(`refuses ${ip}`, () => assert.equal(isForbiddenAddress(ip), true));
   for (const ip of allowed) it(`allows ${ip}`, () => assert.equal(isForbiddenAddress(ip), false));
+});
+
+describe("refusedLiteralHost (the rule every egress path applies to IP literals)", () => {
+  it("refuses forbidden literals in any spelling, passes public ones and names, and allows all with private egress", () => {
+    for (const host of ["127.0.0.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.1", "[::1]", "[::ffff:127.0.0.1]", "169.254.169.254", "10.1.2.3"]) {
+      const refused = refusedLiteralHost(host, false);
+      assert.ok(refused, host);
+      assert.equal(refused.code, "EGRESS_REFUSED");
+      assert.equal(refusedLiteralHost(host, true), undefined, `${host} with private egress allowed`);
+    }
+    assert.equal(refusedLiteralHost("93.184.216.34", false), undefined);
+    assert.equal(refusedLiteralHost("example.com", false), undefined, "names are checked after DNS resolution instead");
+  });
 });
 
 describe("guardedLookup and assertEgressAllowed", () => {

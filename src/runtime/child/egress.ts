@@ -5,7 +5,7 @@
 // inherited file descriptors are refused outright.
 import dgram from "node:dgram";
 import net from "node:net";
-import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral } from "../../delivery/egress-guard.js";
+import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "../../delivery/egress-guard.js";
 
 function connectOptions(args: unknown[]): Record<string, any> | undefined {
   const first = args[0];
@@ -34,10 +34,8 @@ export function installEgressGuard(allowPrivate: boolean): void {
     }
     if (options.path !== undefined || options.fd !== undefined) return refuse(this, String(options.path ?? options.fd));
     const host = String(options.host ?? "localhost");
-    const literal = normalizeHostLiteral(host);
-    if (literal !== undefined) {
-      if (!allowPrivate && isForbiddenAddress(literal)) return refuse(this, host, literal);
-    }
+    const refused = refusedLiteralHost(host, allowPrivate);
+    if (refused) return refuse(this, host, refused.address);
     // Always our lookup: a lookup passed by user code could map any name to a private address.
     Object.defineProperty(options, "lookup", { value: lookup, writable: true, configurable: true, enumerable: true });
     return connect.apply(this, args);
