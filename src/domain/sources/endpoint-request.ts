@@ -9,8 +9,6 @@ import { runSource, type SourceDeps } from "./run-source.js";
 import { runnableByEndpoint } from "./runnable-source.js";
 import { SOURCE_RUN_JOB } from "./source-jobs.js";
 
-export const ENDPOINT_BODY_LIMIT = 512 * 1024;
-
 export interface EndpointRequest {
   method: string;
   path: string;

@@ -1,35 +1,15 @@
 // Public HTTP endpoints of sources (no API key): /e/<endpoint key>, any method, any body up
 // to 512 KB. The hot ingest path: one cached lookup, one queued job, then 200.
 import type { FastifyReply } from "fastify";
-import { ENDPOINT_BODY_LIMIT, ExecutionFailedError, receiveEndpointRequest } from "../../domain/sources/endpoint-request.js";
-import type { HttpResponseRecord } from "../../runtime/contract.js";
+import { ExecutionFailedError, receiveEndpointRequest } from "../../domain/sources/endpoint-request.js";
+import { acceptRawBodies, sendResponseRecord } from "../public-endpoints.js";
 import type { RouteModule } from "./index.js";
 
 const ACCEPTED = '{"status":"accepted"}';
 
-function send(reply: FastifyReply, response: HttpResponseRecord) {
-  reply.status(Number(response.status) || 200);
-  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
-  const body = response.body;
-  switch (body.kind) {
-    case "none":
-      return reply.send("");
-    case "text":
-      if (!reply.hasHeader("content-type")) reply.type("text/plain; charset=utf-8");
-      return reply.send(body.text);
-    case "json":
-      if (!reply.hasHeader("content-type")) reply.type("application/json; charset=utf-8");
-      return reply.send(JSON.stringify(body.value));
-    case "base64":
-      if (!reply.hasHeader("content-type")) reply.type("application/octet-stream");
-      return reply.send(Buffer.from(body.data, "base64"));
-  }
-}
-
 export const sourceEndpointRoutes: RouteModule = async (app, { services }) => {
   // Any content type, read as raw bytes: the code gets bodyRaw and, for JSON, body.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: ENDPOINT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  acceptRawBodies(app);
   const deps = { ctx: services.ctx, runner: services.runner, queue: services.queue };
 
   const handler = async (request: any, reply: FastifyReply) => {
@@ -45,7 +25,7 @@ export const sourceEndpointRoutes: RouteModule = async (app, { services }) => {
         request: { method: request.method, path, query: request.query ?? {}, headers: request.headers, bodyRaw, contentType: request.headers["content-type"] },
       });
       if (outcome.kind === "accepted") return reply.status(200).type("application/json; charset=utf-8").send(ACCEPTED);
-      return send(reply, outcome.response);
+      return sendResponseRecord(reply, outcome.response);
     } catch (error) {
       if (error instanceof ExecutionFailedError) {
         return reply.status(500).send({ error: `the source failed before responding (${error.failure.kind}): ${error.failure.message}`, code: error.failure.kind.toUpperCase() });
