@@ -11,5 +11,3 @@ export interface Services {
   /** The sandboxed code runner (a CodeRunner; pool and module store for the workflow runtime). */
   runner: ComponentRunner;
 }
-// Later issues add their services here: the code runner (src/runtime), the job queue
-// (src/queue), delivery, the scheduler. Add a field with a small, surgical edit.

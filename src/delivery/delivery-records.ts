@@ -17,7 +17,7 @@ export interface AttemptRecord {
 
 function attemptRow(deliveryId: string, attempt: AttemptRecord) {
   return {
-    id: newId("del").replace("del_", "att_"),
+    id: newId("att"),
     delivery_id: deliveryId,
     attempted_at: attempt.attemptedAt,
     status_code: attempt.statusCode ?? null,

@@ -9,7 +9,7 @@ export function randomString(length: number): string {
   return out;
 }
 
-export type IdPrefix = "u" | "sc" | "dc" | "p" | "sub" | "wh" | "key" | "del" | "job";
+export type IdPrefix = "u" | "sc" | "dc" | "p" | "sub" | "wh" | "key" | "del" | "att" | "job";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomString(16)}`;

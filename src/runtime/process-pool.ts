@@ -33,8 +33,6 @@ export type PoolOutcome = { ok: true; result: unknown } | { ok: false; failure: 
 
 export interface ProcessPool {
   run(key: string, request: { type: string; payload: unknown }, options: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome>;
-  /** Live runner count per key. */
-  size(key: string): number;
   close(): Promise<void>;
 }
 
@@ -233,7 +231,6 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
 
   return {
     run,
-    size: (key) => runners.get(key)?.size ?? 0,
     async close() {
       closed = true;
       const all = [...runners.values()].flatMap((set) => [...set]);

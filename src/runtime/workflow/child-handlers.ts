@@ -14,9 +14,6 @@ export interface PreparedStep {
   entryPath: string;
 }
 
-/** Intermediate events a workflow run sends to the service before it completes. */
-export type WorkflowRunEvent = { response: unknown } | { stepStarted: string };
-
 function host(tools?: HandlerTools): StepHost<PreparedStep> {
   return {
     load: (step) => import(pathToFileURL(step.entryPath).href),
