@@ -132,6 +132,20 @@ for (const dialect of DIALECTS) {
       assert.equal(error.event.error.message, "failed after responding");
     });
 
+    it("a custom response with a status outside 100..599 is an error of the code: 500 naming it, and $errors", async () => {
+      const code = `export default {
+        name: "bad-status",
+        props: { http: { type: "$.interface.http", customResponse: true } },
+        async run() { this.http.respond({ status: 999, headers: { "x-null": null }, body: "nope" }); },
+      };`;
+      const source = await createSource(account.api, { component_code: code });
+      const res = await post(source.configured_props.http.endpoint_url, {});
+      assert.equal(res.status, 500);
+      assert.match((await res.json()).error, /status must be 100\.\.599, got 999/);
+      const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
+      assert.equal(error.event.error.name, "TypeError");
+    });
+
     it("a custom-response run that throws or times out answers 500 naming the failure, and records $errors", async () => {
       const source = await createSource(account.api, { component_code: fixtureCode("http-respond.mjs") });
       const url = source.configured_props.http.endpoint_url;

@@ -2,6 +2,7 @@
 // interface objects ($.service.db, $.interface.http, timers, app props with bound methods).
 import type { EmitRecord, HttpResponseRecord } from "../contract.js";
 import { propSpec, timerDefault } from "./props.js";
+import { toResponseRecord } from "./response-record.js";
 
 export interface ExecutionEffects {
   emits: EmitRecord[];
@@ -84,24 +85,11 @@ function httpInterface(endpoint: string | undefined, effects: ExecutionEffects) 
     endpoint,
     respond(response: { status?: number | string; headers?: Record<string, unknown>; body?: unknown }) {
       if (effects.response) return; // the first response wins; later calls are ignored
-      const record = httpResponse(response ?? {});
+      const record = toResponseRecord(response, "this.http.respond");
       effects.response = record;
       effects.onResponse(record);
     },
   };
-}
-
-function httpResponse(response: { status?: number | string; headers?: Record<string, unknown>; body?: unknown }): HttpResponseRecord {
-  const status = Number(response.status ?? 200);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers ?? {})) if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
-  const body = response.body;
-  let encoded: HttpResponseRecord["body"];
-  if (body === undefined || body === null) encoded = { kind: "none" };
-  else if (typeof body === "string") encoded = { kind: "text", text: body };
-  else if (Buffer.isBuffer(body) || body instanceof Uint8Array) encoded = { kind: "base64", data: Buffer.from(body).toString("base64") };
-  else encoded = { kind: "json", value: toJson(body) };
-  return { status: Number.isInteger(status) && status >= 100 && status <= 599 ? status : 200, headers, body: encoded };
 }
 
 /** An app prop: its methods bound to an object holding `$auth` and the app's other fields. */

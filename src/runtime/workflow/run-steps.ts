@@ -2,7 +2,7 @@
 // in order. The service only ever receives the plain-data result.
 import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
 import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./contract.js";
-import { toResponseRecord } from "./respond.js";
+import { toResponseRecord } from "../child/response-record.js";
 import { cleanStack } from "../child/clean-stack.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
@@ -77,7 +77,7 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
         },
         respond(options: unknown) {
           if (response) return;
-          response = toResponseRecord(options);
+          response = toResponseRecord(options, "$.respond");
           host.respond(response);
         },
         send: {
