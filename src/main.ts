@@ -13,6 +13,7 @@ import type { Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
 import { registerSourceJobs } from "./domain/sources/source-jobs.js";
 import { installWorkflows } from "./domain/workflows/install.js";
+import { createMailer } from "./mail/create-mailer.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { openStore } from "./store/store.js";
@@ -49,9 +50,11 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
   const runner = createComponentRunner(runnerSettings(config));
-  const services: Services = { ctx, store, queue, runner };
+  const mailer = createMailer(config, logger);
+  const services: Services = { ctx, store, queue, runner, mailer };
   const tasks: BackgroundTask[] = [];
-  // First in, so stopped last: workers may still be running code while they stop.
+  // First in, so stopped last: workers may still be running code (and sending mail) while they stop.
+  tasks.push({ name: "mailer", stop: () => mailer.close() });
   tasks.push({ name: "runner", stop: () => runner.close() });
   // Handlers register with the queue before it starts (any module may add its own).
   const delivery = registerDeliveryWorker({ ctx, queue });

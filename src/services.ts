@@ -1,5 +1,6 @@
 // Everything the transports and workers need, built once by the composition root (main.ts).
 import type { Ctx } from "./domain/context.js";
+import type { Mailer } from "./mail/mailer.js";
 import type { JobQueue } from "./queue/contract.js";
 import type { ComponentRunner } from "./runtime/component-runner.js";
 import type { Store } from "./store/store.js";
@@ -10,4 +11,6 @@ export interface Services {
   queue: JobQueue;
   /** The sandboxed code runner (a CodeRunner; pool and module store for the workflow runtime). */
   runner: ComponentRunner;
+  /** Outgoing e-mail ($.send.email of workflow steps): SMTP when configured, else the log. */
+  mailer: Mailer;
 }

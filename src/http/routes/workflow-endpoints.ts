@@ -8,9 +8,10 @@ import type { RouteModule } from "./index.js";
 export const workflowEndpointRoutes: RouteModule = async (app, { services }) => {
   // Bodies reach the workflow as sent (parsed into the event by the domain), any content type.
   acceptRawBodies(app);
+  const deps = workflowDeps(services);
 
   const handler = async (request: FastifyRequest<{ Params: { key: string; "*"?: string } }>, reply: FastifyReply) => {
-    const response = await triggerWorkflowByHttp(workflowDeps(services), {
+    const response = await triggerWorkflowByHttp(deps, {
       endpointKey: request.params.key,
       method: request.method,
       path: `/${request.params["*"] ?? ""}`,
