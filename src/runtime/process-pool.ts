@@ -1,6 +1,7 @@
 // A pool of runner child processes, keyed by account: runners are never shared between
 // accounts, a few warm ones are kept per account and evicted when idle, each runs one request
-// at a time, and a runner that failed, timed out or ran out of memory is killed and replaced.
+// at a time (several may be handed over in one message, see MAX_BATCH), and a runner that
+// failed, timed out or ran out of memory is killed and replaced.
 // It knows nothing about components: callers say what to run (a message type and payload),
 // so the workflow runtime reuses it.
 import { fork, type ChildProcess } from "node:child_process";
@@ -36,25 +37,35 @@ export interface ProcessPool {
   close(): Promise<void>;
 }
 
-interface Pending {
+interface Job {
   id: number;
-  settle(outcome: PoolOutcome & { recycle?: boolean }): void;
+  key: string;
+  request: { type: string; payload: unknown };
+  timeoutMs: number;
   onEvent?: (event: unknown) => void;
+  settle(outcome: PoolOutcome): void;
 }
 
 interface Runner {
   key: string;
   child: ChildProcess;
-  ready: Promise<boolean>;
-  busy: boolean;
+  ready: boolean;
   dead: boolean;
   stderr: string;
-  pending?: Pending;
+  /** Jobs sent to the runner, in order; only the first can have started (the child runs them one by one). */
+  inflight: Job[];
+  headTimer?: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
   idleSince: number;
 }
 
 const STDERR_TAIL = 4096;
+/**
+ * Jobs handed to a runner in one message when more are waiting than runners are free. Each
+ * message wakes a sleeping process, which on a loaded machine cost more than the execution
+ * it carried; a batch pays that once. Kept small: a job waits behind the others of its batch.
+ */
+const MAX_BATCH = 8;
 let nextId = 1;
 
 function failure(kind: ExecutionFailure["kind"], message: string): ExecutionFailure {
@@ -69,7 +80,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const maxIdleTotal = options.maxIdleTotal ?? 32;
   const extraIdleMs = options.extraIdleMs ?? 2000;
   const runners = new Map<string, Set<Runner>>();
-  const waiters = new Map<string, Array<(runner: Runner | undefined) => void>>();
+  /** Jobs of each key not yet sent to a runner, oldest first. */
+  const backlog = new Map<string, Job[]>();
+  let dispatchScheduled = false;
   let closed = false;
 
   const setOf = (key: string) => {
@@ -77,6 +90,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (!set) runners.set(key, (set = new Set()));
     return set;
   };
+  const backlogOf = (key: string) => {
+    let jobs = backlog.get(key);
+    if (!jobs) backlog.set(key, (jobs = []));
+    return jobs;
+  };
+  const isIdle = (runner: Runner) => runner.ready && !runner.dead && runner.inflight.length === 0;
 
   function spawn(key: string): Runner {
     const child = fork(options.script, options.args ?? [], {
@@ -85,8 +104,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
-    let markReady: (ok: boolean) => void = () => {};
-    const runner: Runner = { key, child, busy: true, dead: false, stderr: "", idleSince: 0, ready: new Promise((r) => (markReady = r)) };
+    const runner: Runner = { key, child, ready: false, dead: false, stderr: "", inflight: [], idleSince: 0 };
     setOf(key).add(runner);
     const pid = child.pid;
     if (pid !== undefined) options.registry?.record(pid);
@@ -95,138 +113,158 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     child.stderr?.on("data", (chunk: string) => {
       runner.stderr = (runner.stderr + chunk).slice(-STDERR_TAIL);
     });
-    child.on("message", (message: ChildMessage) => {
-      if (message?.type === "ready") return markReady(true);
-      const pending = runner.pending;
-      if (!pending || !("id" in message)) {
-        if (message?.type === "failed" && message.recycle) kill(runner);
-        return;
-      }
-      if (message.id !== pending.id) return;
-      if (message.type === "event") pending.onEvent?.(message.event);
-      else if (message.type === "done") pending.settle({ ok: true, result: message.result, recycle: message.recycle });
-      else if (message.type === "failed") pending.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation, recycle: message.recycle });
-    });
-    child.on("error", () => kill(runner));
+    child.on("message", (message: ChildMessage) => onMessage(runner, message));
+    child.on("error", () => kill(runner, { head: failure("crash", "the runner process failed") }));
     child.on("close", (code, signal) => {
       if (pid !== undefined) options.registry?.forget(pid);
-      runner.dead = true;
-      setOf(key).delete(runner);
-      markReady(false);
-      if (runner.idleTimer) clearTimeout(runner.idleTimer);
       const outOfMemory = /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
       const why = outOfMemory
         ? failure("memory", "the execution ran out of memory and was stopped")
         : failure("crash", `the runner process exited (${signal ? `signal ${signal}` : `code ${code}`}) before the execution finished`);
-      runner.pending?.settle({ ok: false, failure: why, recycle: true });
-      handOver(key);
+      // A runner that never got ready fails the oldest waiting job, as a started one fails
+      // its running job: a runner that cannot start must not be restarted forever.
+      if (!runner.ready && !runner.dead) backlogOf(key).shift()?.settle({ ok: false, failure: why });
+      kill(runner, { head: why });
     });
     return runner;
+  }
+
+  function onMessage(runner: Runner, message: ChildMessage): void {
+    if (message?.type === "ready") {
+      runner.ready = true;
+      becameIdle(runner);
+      return;
+    }
+    const head = runner.inflight[0];
+    if (!head || !("id" in message) || message.id !== head.id) {
+      // Not about the running job: a stray error between jobs; the child stopped taking work.
+      if (message?.type === "failed" && message.recycle) kill(runner, {});
+      return;
+    }
+    if (message.type === "event") return head.onEvent?.(message.event);
+    runner.inflight.shift();
+    clearTimeout(runner.headTimer);
+    if (message.type === "done") head.settle({ ok: true, result: message.result });
+    else if (message.type === "failed") head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
+    // After asking to be recycled the child starts nothing more: the rest go elsewhere.
+    if (message.recycle) return kill(runner, {});
+    if (runner.inflight.length > 0) startHead(runner);
+    else becameIdle(runner);
   }
 
   function errorFailure(error: ErrorData): ExecutionFailure {
     return { kind: "error", name: error.name, message: error.message, stack: error.stack };
   }
 
-  function kill(runner: Runner): void {
+  /** The first job in flight is running from now on: its wall-clock limit starts. */
+  function startHead(runner: Runner): void {
+    const head = runner.inflight[0]!;
+    runner.headTimer = setTimeout(() => {
+      if (runner.inflight[0] !== head) return;
+      runner.inflight.shift();
+      head.settle({ ok: false, failure: failure("timeout", `the execution timed out after ${head.timeoutMs} ms`) });
+      kill(runner, {});
+    }, head.timeoutMs);
+  }
+
+  /**
+   * Stops a runner. `head` fails the job that may have started; every job behind it never
+   * started, so it goes back to the front of the backlog for another runner.
+   */
+  function kill(runner: Runner, { head }: { head?: ExecutionFailure }): void {
     if (runner.dead) return;
     runner.dead = true;
     setOf(runner.key).delete(runner);
+    clearTimeout(runner.headTimer);
     if (runner.idleTimer) clearTimeout(runner.idleTimer);
     runner.child.kill("SIGKILL");
-    handOver(runner.key);
+    const jobs = runner.inflight.splice(0);
+    if (head && jobs.length > 0) jobs.shift()!.settle({ ok: false, failure: head });
+    if (jobs.length > 0) backlogOf(runner.key).unshift(...jobs);
+    scheduleDispatch();
   }
 
-  /** Gives a freed slot to the next waiter of the key: an idle runner or a new one. */
-  function handOver(key: string): void {
-    const queue = waiters.get(key);
-    if (!queue?.length || closed) return;
-    const idle = [...setOf(key)].find((r) => !r.busy && !r.dead);
-    if (idle) {
-      idle.busy = true;
-      if (idle.idleTimer) clearTimeout(idle.idleTimer);
-      return queue.shift()!(idle);
-    }
-    if (setOf(key).size < maxPerKey) queue.shift()!(spawn(key));
-  }
-
-  function acquire(key: string): Promise<Runner | undefined> {
-    const set = setOf(key);
-    for (const runner of set) {
-      if (!runner.busy && !runner.dead) {
-        runner.busy = true;
-        if (runner.idleTimer) clearTimeout(runner.idleTimer);
-        return Promise.resolve(runner);
-      }
-    }
-    if (set.size < maxPerKey) return Promise.resolve(spawn(key));
-    return new Promise((resolve) => {
-      const queue = waiters.get(key) ?? [];
-      queue.push(resolve);
-      waiters.set(key, queue);
-    });
-  }
-
-  function release(runner: Runner, recycle: boolean): void {
-    runner.pending = undefined;
-    if (recycle || closed) return kill(runner);
-    if (runner.dead) return;
-    runner.busy = false;
+  function becameIdle(runner: Runner): void {
+    if (closed) return kill(runner, {});
     runner.idleSince = Date.now();
     // A runner beyond the warm ones is stopped only after a short idle spell, not at once:
     // under steady load a runner is often idle for a moment between requests, and stopping
     // it there meant starting a new process (the costliest thing on the ingest path) soon after.
-    const idleCount = () => [...setOf(runner.key)].filter((r) => !r.busy && !r.dead).length;
+    const idleCount = () => [...setOf(runner.key)].filter(isIdle).length;
     const armIdleTimer = (ms: number, extraCheck: boolean) => {
       runner.idleTimer = setTimeout(() => {
-        if (runner.busy || runner.dead) return;
-        if (!extraCheck || idleCount() > maxIdlePerKey) return kill(runner);
+        if (!isIdle(runner)) return;
+        if (!extraCheck || idleCount() > maxIdlePerKey) return kill(runner, {});
         armIdleTimer(Math.max(0, idleMs - extraIdleMs), false);
       }, ms);
       runner.idleTimer.unref();
     };
     if (idleCount() > maxIdlePerKey && idleMs > extraIdleMs) armIdleTimer(extraIdleMs, true);
     else armIdleTimer(idleMs, false);
-    handOver(runner.key);
+    scheduleDispatch();
     trimIdle();
   }
 
   /** Many accounts each keeping warm runners must not exhaust the machine. */
   function trimIdle(): void {
-    const idle = [...runners.values()].flatMap((set) => [...set]).filter((r) => !r.busy && !r.dead);
+    const idle = [...runners.values()].flatMap((set) => [...set]).filter(isIdle);
     if (idle.length <= maxIdleTotal) return;
     idle.sort((a, b) => a.idleSince - b.idleSince);
-    for (const runner of idle.slice(0, idle.length - maxIdleTotal)) kill(runner);
+    for (const runner of idle.slice(0, idle.length - maxIdleTotal)) kill(runner, {});
   }
 
-  async function run(key: string, request: { type: string; payload: unknown }, runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome> {
-    if (closed) return { ok: false, failure: failure("crash", "the runner pool is closed") };
-    const runner = await acquire(key);
-    if (!runner) return { ok: false, failure: failure("crash", "the runner pool is closed") };
-    const outcome = await new Promise<PoolOutcome & { recycle?: boolean }>((resolve) => {
-      const id = nextId++;
-      const settle = (value: PoolOutcome & { recycle?: boolean }) => {
-        clearTimeout(timer);
-        if (runner.pending?.id === id) runner.pending = undefined;
-        resolve(value);
-      };
-      runner.pending = { id, settle, onEvent: runOptions.onEvent };
-      const timer = setTimeout(() => {
-        settle({ ok: false, failure: failure("timeout", `the execution timed out after ${runOptions.timeoutMs} ms`), recycle: true });
-        kill(runner);
-      }, runOptions.timeoutMs);
-      runner.ready.then((ok) => {
-        if (!ok || runner.pending?.id !== id) return;
-        try {
-          runner.child.send({ id, type: request.type, payload: request.payload });
-        } catch {
-          kill(runner);
-        }
-      });
+  // Dispatch runs once per turn of the event loop, so that the jobs arriving in one round of
+  // I/O (many requests read at once) can share messages.
+  function scheduleDispatch(): void {
+    if (dispatchScheduled || closed) return;
+    dispatchScheduled = true;
+    setImmediate(() => {
+      dispatchScheduled = false;
+      for (const key of backlog.keys()) dispatchKey(key);
     });
-    release(runner, Boolean(outcome.recycle) || !outcome.ok && outcome.failure.kind !== "error");
-    const { recycle: _recycle, ...result } = outcome;
-    return result;
+  }
+
+  function dispatchKey(key: string): void {
+    const jobs = backlogOf(key);
+    if (jobs.length === 0) {
+      backlog.delete(key);
+      return;
+    }
+    const set = setOf(key);
+    const idle = [...set].filter(isIdle);
+    const starting = [...set].filter((r) => !r.ready && !r.dead).length;
+    // New runners only for what the free and starting ones cannot take in full batches:
+    // a start costs far more than waiting behind a few short jobs.
+    const uncovered = jobs.length - (idle.length + starting) * MAX_BATCH;
+    for (let n = Math.min(Math.ceil(uncovered / MAX_BATCH), maxPerKey - set.size); n > 0; n--) spawn(key);
+    if (idle.length === 0) return;
+    const perRunner = Math.min(MAX_BATCH, Math.ceil(jobs.length / idle.length));
+    for (const runner of idle) {
+      const batch = jobs.splice(0, perRunner);
+      if (batch.length === 0) break;
+      send(runner, batch);
+    }
+    if (jobs.length === 0) backlog.delete(key);
+  }
+
+  function send(runner: Runner, batch: Job[]): void {
+    if (runner.idleTimer) clearTimeout(runner.idleTimer);
+    runner.inflight.push(...batch);
+    startHead(runner);
+    const messages = batch.map((job) => ({ id: job.id, type: job.request.type, payload: job.request.payload }));
+    try {
+      runner.child.send(messages.length === 1 ? messages[0]! : messages);
+    } catch {
+      kill(runner, { head: failure("crash", "the runner could not be reached") });
+    }
+  }
+
+  function run(key: string, request: { type: string; payload: unknown }, runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome> {
+    if (closed) return Promise.resolve({ ok: false, failure: failure("crash", "the runner pool is closed") });
+    return new Promise<PoolOutcome>((resolve) => {
+      backlogOf(key).push({ id: nextId++, key, request, timeoutMs: runOptions.timeoutMs, onEvent: runOptions.onEvent, settle: resolve });
+      scheduleDispatch();
+    });
   }
 
   return {
@@ -240,11 +278,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
             new Promise<void>((resolve) => {
               if (runner.child.exitCode !== null || runner.child.signalCode !== null) return resolve();
               runner.child.once("close", () => resolve());
-              kill(runner);
+              kill(runner, { head: failure("crash", "the runner pool is closed") });
             }),
         ),
       );
-      for (const queue of waiters.values()) queue.splice(0).forEach((resolve) => resolve(undefined));
+      const closedFailure = failure("crash", "the runner pool is closed");
+      for (const jobs of backlog.values()) jobs.splice(0).forEach((job) => job.settle({ ok: false, failure: closedFailure }));
     },
   };
 }

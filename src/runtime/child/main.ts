@@ -1,6 +1,6 @@
 // Entry of a runner child process (started by src/runtime/process-pool.ts with Node's
 // permission model and an empty environment). It hardens the process, installs the egress
-// guard and the console capture, then serves requests from the service one at a time.
+// guard and the console capture, then serves requests from the service one at a time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
 import { installEgressGuard } from "./egress.js";
 import { errorData } from "./execute.js";
@@ -19,10 +19,16 @@ const identity = <T>(value: T): T => value;
 for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
 
 let current: number | undefined;
+// Requests arrive one per message or several in one (the pool's batches); they run one by one.
+const queue: RequestMessage[] = [];
+let working = false;
+// Set once the runner asked to be recycled: it starts nothing more, the service stops it.
+let retiring = false;
 
 // An error escaping user code asynchronously (a throw in a stray timer) fails the execution in
 // progress, and the runner asks to be recycled since its state can no longer be trusted.
 function onStrayError(thrown: unknown): void {
+  retiring = true;
   if (current !== undefined) {
     const id = current;
     current = undefined;
@@ -36,7 +42,19 @@ process.on("disconnect", () => process.exit(0));
 process.on("uncaughtException", onStrayError);
 process.on("unhandledRejection", onStrayError);
 
-process.on("message", async (message: RequestMessage) => {
+process.on("message", (message: RequestMessage | RequestMessage[]) => {
+  if (Array.isArray(message)) queue.push(...message);
+  else queue.push(message);
+  if (!working) void work();
+});
+
+async function work(): Promise<void> {
+  working = true;
+  while (queue.length > 0 && !retiring) await serve(queue.shift()!);
+  working = false;
+}
+
+async function serve(message: RequestMessage): Promise<void> {
   const handler = handlers[message?.type];
   if (!handler) {
     send({ id: message?.id, type: "failed", error: { name: "Error", message: `unknown request type ${message?.type}`, stack: "" } });
@@ -51,6 +69,6 @@ process.on("message", async (message: RequestMessage) => {
   } finally {
     if (current === message.id) current = undefined;
   }
-});
+}
 
 send({ type: "ready" });

@@ -1,6 +1,7 @@
 // Messages between the service and a runner child process (over the fork IPC channel).
-// The service sends one request at a time to a runner; the runner answers with `done` or
-// `failed`, and may send `event`s before that (e.g. an early HTTP response).
+// The service sends requests to a runner, one per message or several in one (a batch), and the
+// runner runs them one by one, answering each with `done` or `failed`; it may send `event`s
+// for a request before that (e.g. an early HTTP response).
 
 export interface RequestMessage {
   id: number;

@@ -1,0 +1,102 @@
+// The runner pool with a tiny stand-in runner (the real one is covered by the sandbox tests):
+// several waiting jobs share one message to a runner, run one by one, and when a runner dies
+// or a job times out, only the job that had started fails; the ones queued behind it run on
+// another runner.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createProcessPool, type ProcessPool } from "../../src/runtime/process-pool.js";
+
+// Speaks the runner protocol (src/runtime/child/protocol.ts): "echo" answers its payload with
+// the number of messages this process received so far, "sleep" waits, "exit" dies.
+const STAND_IN_RUNNER = `
+let messages = 0;
+const queue = [];
+let working = false;
+process.on("message", (message) => {
+  messages++;
+  queue.push(...(Array.isArray(message) ? message : [message]));
+  if (!working) work();
+});
+async function work() {
+  working = true;
+  while (queue.length > 0) {
+    const { id, type, payload } = queue.shift();
+    if (type === "exit") process.exit(3);
+    if (type === "sleep") await new Promise((resolve) => setTimeout(resolve, payload.ms));
+    process.send({ id, type: "done", result: { payload, messages, pid: process.pid } });
+  }
+  working = false;
+}
+process.send({ type: "ready" });
+`;
+
+describe("process pool", () => {
+  let dir: string;
+  let script: string;
+  const pools: ProcessPool[] = [];
+  const spawned: string[] = [];
+  const pool = (maxPerKey: number) => {
+    const created = createProcessPool({ script, execArgv: () => [], memoryMb: 64, maxPerKey, onSpawn: (key) => spawned.push(key) });
+    pools.push(created);
+    return created;
+  };
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "sluice-pool-"));
+    script = join(dir, "runner.cjs");
+    writeFileSync(script, STAND_IN_RUNNER);
+  });
+  after(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("hands jobs that wait together to a runner in one message, and answers each", async () => {
+    const p = pool(1);
+    await p.run("a", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => p.run("a", { type: "echo", payload: i }, { timeoutMs: 5000 })));
+    assert.deepEqual(outcomes.map((o) => (o.ok ? (o.result as { payload: number }).payload : o.failure.message)), [0, 1, 2, 3, 4, 5, 6, 7]);
+    const counts = outcomes.map((o) => (o.ok ? (o.result as { messages: number }).messages : -1));
+    assert.equal(new Set(counts).size, 1, `all eight came in one message after the warm-up (messages seen: ${counts})`);
+    assert.equal(counts[0], 2);
+  });
+
+  it("a job that times out fails alone: the jobs behind it run on a new runner", async () => {
+    const p = pool(1);
+    await p.run("b", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
+    const slow = p.run("b", { type: "sleep", payload: { ms: 10_000 } }, { timeoutMs: 300 });
+    const behind = [p.run("b", { type: "echo", payload: 1 }, { timeoutMs: 5000 }), p.run("b", { type: "echo", payload: 2 }, { timeoutMs: 5000 })];
+    const timedOut = await slow;
+    assert.equal(timedOut.ok, false);
+    assert.equal(!timedOut.ok && timedOut.failure.kind, "timeout");
+    const rest = await Promise.all(behind);
+    assert.deepEqual(rest.map((o) => o.ok && (o.result as { payload: number }).payload), [1, 2]);
+  });
+
+  it("a runner that dies fails the job that was running, not the ones queued behind it", async () => {
+    const p = pool(1);
+    await p.run("c", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
+    const dying = p.run("c", { type: "exit", payload: null }, { timeoutMs: 5000 });
+    const behind = [p.run("c", { type: "echo", payload: 1 }, { timeoutMs: 5000 }), p.run("c", { type: "echo", payload: 2 }, { timeoutMs: 5000 })];
+    const died = await dying;
+    assert.equal(!died.ok && died.failure.kind, "crash");
+    const rest = await Promise.all(behind);
+    assert.deepEqual(rest.map((o) => o.ok && (o.result as { payload: number }).payload), [1, 2]);
+  });
+
+  it("a runner that cannot start fails the waiting jobs one by one instead of restarting forever", async () => {
+    const broken = createProcessPool({ script: join(dir, "missing.cjs"), execArgv: () => [], memoryMb: 64, maxPerKey: 1 });
+    pools.push(broken);
+    const outcomes = await Promise.all([1, 2, 3].map(() => broken.run("d", { type: "echo", payload: null }, { timeoutMs: 5000 })));
+    assert.ok(outcomes.every((o) => !o.ok && o.failure.kind === "crash"));
+  });
+
+  it("never runs more runners per key than allowed", async () => {
+    const before = spawned.filter((key) => key === "e").length;
+    const p = pool(2);
+    await Promise.all(Array.from({ length: 40 }, () => p.run("e", { type: "sleep", payload: { ms: 20 } }, { timeoutMs: 5000 })));
+    assert.ok(spawned.filter((key) => key === "e").length - before <= 2);
+  });
+});
