@@ -3,9 +3,11 @@
 // path). A unit's promise settles only after the transaction holding it committed, so nothing
 // is acknowledged before it is durable. A group starts at the end of the current round of
 // I/O (setImmediate), so the wait it adds is one event-loop turn. If a grouped transaction fails, every unit of it is retried in its
-// own transaction, so one failing unit cannot fail the others.
+// own transaction, so one failing unit cannot fail the others. The units of a transaction
+// share a scope (transaction-scope.ts) that merges their repeated reads and writes.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.js";
+import { withTransactionScope } from "./transaction-scope.js";
 
 type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 
@@ -54,7 +56,7 @@ async function writeGroups(db: Kysely<Database>, c: Committer): Promise<void> {
 
 async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
   try {
-    unit.resolve(await db.transaction().execute(unit.work));
+    unit.resolve(await db.transaction().execute((tx) => withTransactionScope(tx, () => unit.work(tx))));
   } catch (error) {
     unit.reject(error);
   }
@@ -63,11 +65,13 @@ async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
 async function together(db: Kysely<Database>, group: Unit[]): Promise<void> {
   let results: unknown[];
   try {
-    results = await db.transaction().execute(async (tx) => {
-      const out: unknown[] = [];
-      for (const unit of group) out.push(await unit.work(tx));
-      return out;
-    });
+    results = await db.transaction().execute((tx) =>
+      withTransactionScope(tx, async () => {
+        const out: unknown[] = [];
+        for (const unit of group) out.push(await unit.work(tx));
+        return out;
+      }),
+    );
   } catch {
     for (const unit of group) await alone(db, unit);
     return;

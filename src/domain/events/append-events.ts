@@ -1,14 +1,16 @@
 // Stores events of one emitter in the caller's transaction, keeps the newest 100 per stream,
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
-// workflows both store their events here.
+// workflows both store their events here. In a grouped transaction (store/group-commit.ts)
+// the emitter's newest id is read once and each stream is trimmed once, before the commit.
 import { sql, type Kysely } from "kysely";
 import { fanOut } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
-import { formatEventId, nextEventKey } from "./event-ids.js";
+import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
+import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
 
@@ -40,8 +42,7 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
 
 export async function appendEvents(db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
-  const newest = (await newestOfEmitter(db, input.emitterId)).rows[0];
-  let floor = newest ? { ms: Number(newest.ms), seq: Number(newest.seq) } : undefined;
+  let floor = await floorOf(db, input.emitterId);
   const stored: StoredEvent[] = [];
   const rows: Database["events"][] = [];
   for (const item of input.events) {
@@ -63,9 +64,24 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
   } else {
     await db.insertInto("events").values(rows).execute();
   }
-  for (const stream of new Set(rows.map((r) => r.stream))) await trimStream(db, input.emitterId, stream);
+  scopeOf(db)?.memo.set(floorKey(input.emitterId), floor);
+  for (const stream of new Set(rows.map((r) => r.stream))) {
+    await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, async () => {
+      await trimStream(db, input.emitterId, stream);
+    });
+  }
   await fanOut(db, stored);
   return stored;
+}
+
+const floorKey = (emitterId: string) => `floor:${emitterId}`;
+
+/** The emitter's newest stored id: read once per transaction, then kept by appendEvents. */
+async function floorOf(db: Kysely<Database>, emitterId: string): Promise<EventKey | undefined> {
+  const memo = scopeOf(db)?.memo;
+  if (memo?.has(floorKey(emitterId))) return memo.get(floorKey(emitterId)) as EventKey | undefined;
+  const newest = (await newestOfEmitter(db, emitterId)).rows[0];
+  return newest ? { ms: Number(newest.ms), seq: Number(newest.seq) } : undefined;
 }
 
 /**

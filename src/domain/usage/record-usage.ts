@@ -1,22 +1,44 @@
-// Counts one execution (an invocation and its compute time) for the account's UTC day.
+// Counts executions (invocations and their compute time) for the account's UTC day. In a
+// grouped transaction the executions of one account are added up and written once.
 import { sql, type Kysely } from "kysely";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
+import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
 import { utcDay } from "../users/billing-period.js";
 
 // On every execution's path: prepared once (store/prepared-query.ts).
-const addUsage = preparedQuery((db, userId: string, day: string, computeMs: number) =>
+const addUsage = preparedQuery((db, userId: string, day: string, invocations: number, computeMs: number) =>
   db
     .insertInto("usage_daily")
-    .values({ user_id: userId, day, invocations: 1, compute_ms: computeMs })
+    .values({ user_id: userId, day, invocations, compute_ms: computeMs })
     .onConflict((oc) =>
       oc.columns(["user_id", "day"]).doUpdateSet({
-        invocations: sql`usage_daily.invocations + 1`,
+        invocations: sql`usage_daily.invocations + ${invocations}`,
         compute_ms: sql`usage_daily.compute_ms + ${computeMs}`,
       }),
     ),
 );
 
+interface Tally {
+  invocations: number;
+  computeMs: number;
+}
+
 export async function recordUsage(db: Kysely<Database>, userId: string, nowMs: number, computeMs: number): Promise<void> {
-  await addUsage(db, userId, utcDay(nowMs), Math.max(0, Math.round(computeMs)));
+  const day = utcDay(nowMs);
+  const ms = Math.max(0, Math.round(computeMs));
+  const scope = scopeOf(db);
+  if (!scope) {
+    await addUsage(db, userId, day, 1, ms);
+    return;
+  }
+  const key = `usage:${userId}:${day}`;
+  let tally = scope.memo.get(key) as Tally | undefined;
+  if (!tally) scope.memo.set(key, (tally = { invocations: 0, computeMs: 0 }));
+  tally.invocations += 1;
+  tally.computeMs += ms;
+  const counted = tally;
+  await onceBeforeCommit(db, key, async () => {
+    await addUsage(db, userId, day, counted.invocations, counted.computeMs);
+  });
 }
