@@ -26,6 +26,8 @@ export interface ProcessPoolOptions {
   extraIdleMs?: number;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
+  /** How long a job may wait behind the others of its batch (BATCH_BUDGET_MS by default). */
+  batchBudgetMs?: number;
   /** Where runners are recorded so a restarted service can stop orphans (runner-registry.ts). */
   registry?: { record(pid: number): void; forget(pid: number): void };
 }
@@ -54,6 +56,7 @@ interface Runner {
   stderr: string;
   /** Jobs sent to the runner, in order; only the first can have started (the child runs them one by one). */
   inflight: Job[];
+  headStartedAt: number;
   headTimer?: NodeJS.Timeout;
   idleTimer?: NodeJS.Timeout;
   idleSince: number;
@@ -61,11 +64,14 @@ interface Runner {
 
 const STDERR_TAIL = 4096;
 /**
- * Jobs handed to a runner in one message when more are waiting than runners are free. Each
- * message wakes a sleeping process, which on a loaded machine cost more than the execution
- * it carried; a batch pays that once. Kept small: a job waits behind the others of its batch.
+ * Waiting jobs are handed to a runner several in one message: each message wakes a sleeping
+ * process, which on a loaded machine cost more than the short execution it carried, and a
+ * batch pays that once. A job waits behind the others of its batch, so a batch is only as
+ * long as the account's recent executions fit in BATCH_BUDGET_MS: short ones (an HTTP source
+ * that emits and responds) go sixteen at a time, slow ones (awaiting an API) one per runner.
  */
-const MAX_BATCH = 8;
+const MAX_BATCH = 16;
+const BATCH_BUDGET_MS = 4;
 let nextId = 1;
 
 function failure(kind: ExecutionFailure["kind"], message: string): ExecutionFailure {
@@ -79,9 +85,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const idleMs = options.idleMs ?? 60_000;
   const maxIdleTotal = options.maxIdleTotal ?? 32;
   const extraIdleMs = options.extraIdleMs ?? 2000;
+  const batchBudgetMs = options.batchBudgetMs ?? BATCH_BUDGET_MS;
   const runners = new Map<string, Set<Runner>>();
   /** Jobs of each key not yet sent to a runner, oldest first. */
   const backlog = new Map<string, Job[]>();
+  /** Recent execution time per key (moving average, ms): how long a batch may be. */
+  const recentMs = new Map<string, number>();
   let dispatchScheduled = false;
   let closed = false;
 
@@ -104,7 +113,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
-    const runner: Runner = { key, child, ready: false, dead: false, stderr: "", inflight: [], idleSince: 0 };
+    const runner: Runner = { key, child, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0 };
     setOf(key).add(runner);
     const pid = child.pid;
     if (pid !== undefined) options.registry?.record(pid);
@@ -144,6 +153,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (message.type === "event") return head.onEvent?.(message.event);
     runner.inflight.shift();
     clearTimeout(runner.headTimer);
+    const tookMs = performance.now() - runner.headStartedAt;
+    recentMs.set(runner.key, 0.8 * (recentMs.get(runner.key) ?? tookMs) + 0.2 * tookMs);
     if (message.type === "done") head.settle({ ok: true, result: message.result });
     else if (message.type === "failed") head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
     // After asking to be recycled the child starts nothing more: the rest go elsewhere.
@@ -159,6 +170,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   /** The first job in flight is running from now on: its wall-clock limit starts. */
   function startHead(runner: Runner): void {
     const head = runner.inflight[0]!;
+    runner.headStartedAt = performance.now();
     runner.headTimer = setTimeout(() => {
       if (runner.inflight[0] !== head) return;
       runner.inflight.shift();
@@ -233,14 +245,15 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     const set = setOf(key);
     const idle = [...set].filter(isIdle);
     const starting = [...set].filter((r) => !r.ready && !r.dead).length;
-    // New runners only for what the free and starting ones cannot take in full batches:
-    // a start costs far more than waiting behind a few short jobs.
-    const uncovered = jobs.length - (idle.length + starting) * MAX_BATCH;
-    for (let n = Math.min(Math.ceil(uncovered / MAX_BATCH), maxPerKey - set.size); n > 0; n--) spawn(key);
-    if (idle.length === 0) return;
-    const perRunner = Math.min(MAX_BATCH, Math.ceil(jobs.length / idle.length));
+    // Until the key's executions were timed, one job per runner.
+    const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.floor(batchBudgetMs / (recentMs.get(key) ?? batchBudgetMs))));
+    // New runners only for what the free and starting ones cannot take in batches: a start
+    // costs far more than waiting behind a few short jobs.
+    const uncovered = jobs.length - (idle.length + starting) * batchSize;
+    for (let n = Math.min(Math.ceil(uncovered / batchSize), maxPerKey - set.size); n > 0; n--) spawn(key);
+    // Fill one runner before waking the next: fewer, fuller messages.
     for (const runner of idle) {
-      const batch = jobs.splice(0, perRunner);
+      const batch = jobs.splice(0, batchSize);
       if (batch.length === 0) break;
       send(runner, batch);
     }

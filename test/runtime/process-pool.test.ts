@@ -1,5 +1,6 @@
 // The runner pool with a tiny stand-in runner (the real one is covered by the sandbox tests):
-// several waiting jobs share one message to a runner, run one by one, and when a runner dies
+// several waiting jobs share one message to a runner when the account's executions are short,
+// run one by one, and when a runner dies
 // or a job times out, only the job that had started fails; the ones queued behind it run on
 // another runner.
 import assert from "node:assert/strict";
@@ -38,8 +39,8 @@ describe("process pool", () => {
   let script: string;
   const pools: ProcessPool[] = [];
   const spawned: string[] = [];
-  const pool = (maxPerKey: number) => {
-    const created = createProcessPool({ script, execArgv: () => [], memoryMb: 64, maxPerKey, onSpawn: (key) => spawned.push(key) });
+  const pool = (maxPerKey: number, batchBudgetMs = 60_000) => {
+    const created = createProcessPool({ script, execArgv: () => [], memoryMb: 64, maxPerKey, batchBudgetMs, onSpawn: (key) => spawned.push(key) });
     pools.push(created);
     return created;
   };
@@ -61,6 +62,14 @@ describe("process pool", () => {
     const counts = outcomes.map((o) => (o.ok ? (o.result as { messages: number }).messages : -1));
     assert.equal(new Set(counts).size, 1, `all eight came in one message after the warm-up (messages seen: ${counts})`);
     assert.equal(counts[0], 2);
+  });
+
+  it("jobs that take long are not batched: each waiting job goes to its own runner", async () => {
+    const p = pool(4, 5);
+    await p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: batches of one
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })));
+    const pids = outcomes.map((o) => (o.ok ? (o.result as { pid: number }).pid : 0));
+    assert.equal(new Set(pids).size, 4, "four runners, one job each");
   });
 
   it("a job that times out fails alone: the jobs behind it run on a new runner", async () => {
