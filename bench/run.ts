@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDeliveryBench } from "./delivery.js";
 import { runIngestBench } from "./ingest.js";
+import { runTimerBench } from "./timers.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
 import { repoRoot } from "./lib/paths.js";
 
@@ -38,6 +39,11 @@ async function main(): Promise<void> {
     console.log(`${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
     console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
   }
+
+  // Timers: BENCH_TIMER_SOURCES interval sources (10,000) every BENCH_TIMER_INTERVAL_SECONDS (60).
+  const timers = await runTimerBench();
+  results.timers = timers;
+  console.log(`${"timer drift".padEnd(34)} p50 ${timers.p50Ms} ms  p99 ${timers.p99Ms} ms  max ${timers.maxMs} ms over ${timers.fired} runs of ${timers.sources} sources every ${timers.intervalSeconds} s; missed ${timers.missed}, double-fired ${timers.doubleFired} (target p99 ≤ 1,000 ms)`);
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });
