@@ -232,6 +232,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     dispatchScheduled = true;
     setImmediate(() => {
       dispatchScheduled = false;
+      if (closed) return; // a runner started now would outlive the pool
       for (const key of backlog.keys()) dispatchKey(key);
     });
   }

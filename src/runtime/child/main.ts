@@ -10,7 +10,13 @@ import { InvalidComponentError } from "./load-component.js";
 import type { ChildMessage, RequestMessage } from "./protocol.js";
 
 const allowPrivate = process.argv.includes("--allow-private-egress");
-const send = process.send!.bind(process) as (message: ChildMessage) => boolean;
+const sendMessage = process.send!.bind(process) as (message: ChildMessage) => boolean;
+// Without the service (its channel closed, even before this runner got going) there is no one
+// to work for; sending would only raise an error that is itself reported by sending.
+const send = (message: ChildMessage): boolean => {
+  if (!process.connected) process.exit(0);
+  return sendMessage(message);
+};
 
 harden();
 installEgressGuard(allowPrivate);
