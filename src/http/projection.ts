@@ -24,6 +24,12 @@ function projectionOf(request: FastifyRequest) {
   return { include: fieldList(query.include ?? body.include), exclude: fieldList(query.exclude ?? body.exclude) };
 }
 
+/** Whether the request asks for include/exclude (a route sending raw JSON must not then). */
+export function wantsProjection(request: FastifyRequest): boolean {
+  const { include, exclude } = projectionOf(request);
+  return Boolean(include || exclude);
+}
+
 export function installProjection(app: FastifyInstance): void {
   app.addHook("preSerialization", async (request, _reply, payload: any) => {
     if (!payload || typeof payload !== "object" || !("data" in payload)) return payload;

@@ -45,6 +45,27 @@ for (const dialect of DIALECTS) {
       assert.equal((await account.api.get("/sources/dc_unknown/event_summaries")).status, 404);
     });
 
+    it("an empty stream of one's own source is an empty page; include/exclude apply to each summary", async () => {
+      const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
+      const empty = await account.api.get(`/sources/${source.id}/event_summaries`);
+      assert.equal(empty.status, 200);
+      assert.deepEqual(empty.body, { page_info: { total_count: 0, count: 0, start_cursor: "", end_cursor: "" }, data: [] });
+      const stranger = await app.newAccount();
+      assert.equal((await stranger.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "another account's source, even with no events");
+
+      await post(source.configured_props.http.endpoint_url, emitsOf([{ n: 1, nested: { s: "\u00e9\"\n" } }, { n: 2 }]));
+      await waitForEvents(account.api, source.id, 2);
+      const whole = await account.api.get(`/sources/${source.id}/event_summaries`);
+      // A projection of every field takes the object path: the spliced page must read the same.
+      const projected = await account.api.get(`/sources/${source.id}/event_summaries`, { include: "id,indexed_at_ms,event,metadata" });
+      assert.deepEqual(whole.body, projected.body);
+      assert.deepEqual(whole.body.data[1].event, { n: 1, nested: { s: "\u00e9\"\n" } });
+      const ids = await account.api.get(`/sources/${source.id}/event_summaries`, { include: "id" });
+      assert.deepEqual(ids.body.data, whole.body.data.map((s: any) => ({ id: s.id })));
+      const noMetadata = await account.api.get(`/sources/${source.id}/event_summaries`, { exclude: "metadata" });
+      assert.deepEqual(noMetadata.body.data, whole.body.data.map(({ metadata: _, ...rest }: any) => rest));
+    });
+
     it("truncates events over 1 KB unless expand=event", async () => {
       const big = { text: "x".repeat(2000) };
       const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });

@@ -1,11 +1,14 @@
 // Event summaries of one emitter's stream, newest first, with opaque cursors. Shared by
-// source and workflow routes; the caller checks that the emitter belongs to the actor.
+// source and workflow routes. The owner check, the stream's count and the page are one query:
+// this is the hottest read of the API.
+import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
-import { invalid } from "../../lib/errors.js";
+import { invalid, notFound } from "../../lib/errors.js";
 import { preparedQuery } from "../../store/prepared-query.js";
-import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
+import { decodeCursor, encodeCursor, type PageRequest } from "../../store/paginate.js";
+import type { Database } from "../../store/schema.js";
 import { parseEventId } from "./event-ids.js";
-import { eventSummary, type EventSummary } from "./event-summary.js";
+import { eventSummary, type EventRow, type EventSummary, type EventSummaryPage } from "./event-summary.js";
 
 function cursorKey(cursor: string) {
   const [, id] = decodeCursor(cursor);
@@ -14,66 +17,88 @@ function cursorKey(cursor: string) {
   return key;
 }
 
-const SUMMARY_COLUMNS = ["id", "ms", "event", "metadata"] as const;
+/** The tables of emitters whose streams are listed: an emitter belongs to its row's user. */
+export type EmitterTable = "sources" | "workflows";
 
-// The page queries are prepared once (src/store/prepared-query.ts): this is a hot read path.
-const countStream = preparedQuery((db, emitterId: string, stream: string) =>
-  db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).where("emitter_id", "=", emitterId).where("stream", "=", stream),
-);
-const newestPage = preparedQuery((db, emitterId: string, stream: string, limit: number) =>
-  db.selectFrom("events").select(SUMMARY_COLUMNS).where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(limit),
-);
-const pageAfter = preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
-  db
-    .selectFrom("events")
-    .select(SUMMARY_COLUMNS)
-    .where("emitter_id", "=", emitterId)
-    .where("stream", "=", stream)
-    .where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]))
-    .orderBy("ms", "desc")
-    .orderBy("seq", "desc")
-    .limit(limit),
-);
-const pageBefore = preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
-  db
-    .selectFrom("events")
-    .select(SUMMARY_COLUMNS)
-    .where("emitter_id", "=", emitterId)
-    .where("stream", "=", stream)
-    .where((eb) => eb.or([eb("ms", ">", ms), eb.and([eb("ms", "=", ms), eb("seq", ">", seq)])]))
-    .orderBy("ms", "asc")
-    .orderBy("seq", "asc")
-    .limit(limit),
-);
+type OwnedRow = { n: number | string | bigint | null } & { [K in keyof EventRow]: EventRow[K] | null };
+type Order = "asc" | "desc";
+type Cursor = { ms: number; seq: number; direction: "after" | "before" };
 
 /**
- * `total` is the stream's event count when the caller already read it (together with its
- * ownership check); otherwise it is counted here.
+ * One row per event of the page (none of them when the stream is empty: one row of nulls),
+ * each with the stream's count; no row at all when the emitter is not the user's. The page
+ * is a subquery joined to the owner's row, so an empty stream still proves ownership.
  */
-export async function listEventSummaries({ ctx, emitterId, stream, page, expand, total }: { ctx: Ctx; emitterId: string; stream: string; page: PageRequest; expand: boolean; total?: number }): Promise<Page<EventSummary>> {
-  if (total === undefined) total = Number((await countStream(ctx.db, emitterId, stream)).rows[0]?.n ?? 0);
-  let rows;
+function ownedPage(db: Kysely<Database>, table: EmitterTable, emitterId: string, userId: string, stream: string, limit: number, order: Order, cursor?: Cursor) {
+  return db
+    .selectFrom(table)
+    .leftJoin(
+      (eb) => {
+        let page = eb.selectFrom("events").select(["id", "ms", "seq", "event", "metadata"]).where("emitter_id", "=", emitterId).where("stream", "=", stream);
+        if (cursor) {
+          const { ms, seq } = cursor;
+          const beyond = cursor.direction === "after" ? "<" : ">";
+          page = page.where((e) => e.or([e("ms", beyond, ms), e.and([e("ms", "=", ms), e("seq", beyond, seq)])]));
+        }
+        return page.orderBy("ms", order).orderBy("seq", order).limit(limit).as("e");
+      },
+      (join) => join.onTrue(),
+    )
+    .select((eb) => [
+      "e.id",
+      "e.ms",
+      "e.event",
+      "e.metadata",
+      eb.selectFrom("events").select(eb.fn.countAll().as("n")).where("emitter_id", "=", emitterId).where("stream", "=", stream).as("n"),
+    ])
+    .where(`${table}.id`, "=", emitterId)
+    .where(`${table}.user_id`, "=", userId)
+    .orderBy("e.ms", order)
+    .orderBy("e.seq", order);
+}
+
+function pageQueries(table: EmitterTable) {
+  return {
+    newest: preparedQuery((db, emitterId: string, userId: string, stream: string, limit: number) => ownedPage(db, table, emitterId, userId, stream, limit, "desc")),
+    after: preparedQuery((db, emitterId: string, userId: string, stream: string, ms: number, seq: number, limit: number) =>
+      ownedPage(db, table, emitterId, userId, stream, limit, "desc", { ms, seq, direction: "after" }),
+    ),
+    before: preparedQuery((db, emitterId: string, userId: string, stream: string, ms: number, seq: number, limit: number) =>
+      ownedPage(db, table, emitterId, userId, stream, limit, "asc", { ms, seq, direction: "before" }),
+    ),
+  };
+}
+
+const PAGE_QUERIES = { sources: pageQueries("sources"), workflows: pageQueries("workflows") };
+
+/** A page of the stream of an emitter of `table` owned by `userId`; not found otherwise. */
+export async function listEventSummaries({ ctx, table, emitterId, userId, stream, page, expand }: { ctx: Ctx; table: EmitterTable; emitterId: string; userId: string; stream: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
+  const queries = PAGE_QUERIES[table];
+  let result;
   if (page.before) {
     const { ms, seq } = cursorKey(page.before);
-    rows = (await pageBefore(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
-    rows.reverse();
+    result = await queries.before(ctx.db, emitterId, userId, stream, ms, seq, page.limit);
   } else if (page.after) {
     const { ms, seq } = cursorKey(page.after);
-    rows = (await pageAfter(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
+    result = await queries.after(ctx.db, emitterId, userId, stream, ms, seq, page.limit);
   } else {
-    rows = (await newestPage(ctx.db, emitterId, stream, page.limit)).rows;
+    result = await queries.newest(ctx.db, emitterId, userId, stream, page.limit);
   }
-  const data = rows.map((row) => eventSummary(row, expand));
-  const first = data[0];
-  const last = data[data.length - 1];
+  const found = result.rows as OwnedRow[];
+  if (found.length === 0) throw notFound();
+  const rows = found.filter((row): row is OwnedRow & EventRow => row.id !== null);
+  if (page.before) rows.reverse();
+  const first = rows[0];
+  const last = rows[rows.length - 1];
   return {
     page_info: {
-      total_count: total,
-      count: data.length,
-      start_cursor: first ? encodeCursor([first.indexed_at_ms, first.id]) : "",
-      end_cursor: last ? encodeCursor([last.indexed_at_ms, last.id]) : "",
+      total_count: Number(found[0]!.n ?? 0),
+      count: rows.length,
+      start_cursor: first ? encodeCursor([Number(first.ms), first.id]) : "",
+      end_cursor: last ? encodeCursor([Number(last.ms), last.id]) : "",
     },
-    data,
+    rows,
+    expand,
   };
 }
 

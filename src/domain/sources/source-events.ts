@@ -1,30 +1,17 @@
 // The events of one source of the account: summaries, queued deletion and live tail.
 import type { Actor, Ctx } from "../context.js";
-import { notFound } from "../../lib/errors.js";
-import { preparedQuery } from "../../store/prepared-query.js";
 import type { JobQueue } from "../../queue/contract.js";
 import type { PageRequest } from "../../store/paginate.js";
 import { validateEventRange, type EventRange } from "../events/delete-events.js";
 import { openEmitterTail, type LiveTail } from "../events/live-tail.js";
 import { streamOf } from "../subscriptions/event-name.js";
 import { listEventSummaries } from "../events/list-event-summaries.js";
+import type { EventSummaryPage } from "../events/event-summary.js";
 import { findOwnedSource } from "./save-source.js";
 import { EVENTS_DELETE_JOB } from "./source-jobs.js";
 
-const countOwnedSourceEvents = preparedQuery((db, sourceId: string, userId: string, stream: string) =>
-  db
-    .selectFrom("sources")
-    .select((eb) => eb.selectFrom("events").select(eb.fn.countAll().as("c")).whereRef("events.emitter_id", "=", "sources.id").where("events.stream", "=", stream).as("n"))
-    .where("sources.id", "=", sourceId)
-    .where("sources.user_id", "=", userId),
-);
-
-export async function listSourceEventSummaries({ ctx, actor, id, eventName, page, expand }: { ctx: Ctx; actor: Actor; id: string; eventName?: string; page: PageRequest; expand: boolean }) {
-  const stream = streamOf(eventName);
-  // The ownership check and the count in one query: this is a hot read path.
-  const owned = (await countOwnedSourceEvents(ctx.db, id, actor.userId, stream)).rows[0];
-  if (!owned) throw notFound();
-  return listEventSummaries({ ctx, emitterId: id, stream, page, expand, total: Number(owned.n ?? 0) });
+export async function listSourceEventSummaries({ ctx, actor, id, eventName, page, expand }: { ctx: Ctx; actor: Actor; id: string; eventName?: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
+  return listEventSummaries({ ctx, table: "sources", emitterId: id, userId: actor.userId, stream: streamOf(eventName), page, expand });
 }
 
 /** Queues the deletion (202): a worker deletes, also after a restart. */

@@ -1,15 +1,14 @@
 // The workflow's streams: emits ($send.emit, default stream), $errors and $logs, read with the
-// shared event-summary listing once the workflow is known to belong to the caller.
+// shared event-summary listing, which also checks that the workflow belongs to the caller.
 import type { Actor, Ctx } from "../context.js";
-import type { Page, PageRequest } from "../../store/paginate.js";
-import type { EventSummary } from "../events/event-summary.js";
+import type { PageRequest } from "../../store/paginate.js";
+import type { EventSummaryPage } from "../events/event-summary.js";
 import { listEventSummaries } from "../events/list-event-summaries.js";
 import { openEmitterTail, type LiveTail } from "../events/live-tail.js";
 import { findOwnedWorkflow } from "./manage-workflow.js";
 
-export async function listWorkflowEventSummaries({ ctx, actor, id, stream, page, expand }: { ctx: Ctx; actor: Actor; id: string; stream: string; page: PageRequest; expand: boolean }): Promise<Page<EventSummary>> {
-  await findOwnedWorkflow(ctx, actor, id);
-  return listEventSummaries({ ctx, emitterId: id, stream, page, expand });
+export async function listWorkflowEventSummaries({ ctx, actor, id, stream, page, expand }: { ctx: Ctx; actor: Actor; id: string; stream: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
+  return listEventSummaries({ ctx, table: "workflows", emitterId: id, userId: actor.userId, stream, page, expand });
 }
 
 /** Live tail of one stream of the workflow (SSE). */

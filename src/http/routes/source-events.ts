@@ -5,6 +5,7 @@ import { listSourceEventSummaries, openSourceTail, requestSourceEventDeletion } 
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
+import { sendSummaryPage } from "../summary-page.js";
 import type { RouteModule } from "./index.js";
 
 const EventName = Type.Optional(Type.String({ maxLength: 256, description: "a stream other than the default: $logs, $errors or a named stream" }));
@@ -33,10 +34,10 @@ export const sourceEventRoutes: RouteModule = async (scope, { services }) => {
         response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(EventSummary) }), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { expand, event_name } = request.query;
-      const expandEvent = expandsEvent(expand);
-      return listSourceEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, eventName: event_name, page: pageRequest(request.query), expand: expandEvent });
+      const page = await listSourceEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, eventName: event_name, page: pageRequest(request.query), expand: expandsEvent(expand) });
+      return sendSummaryPage(request, reply, page);
     },
   );
 

@@ -6,6 +6,7 @@ import { listWorkflowEventSummaries, openWorkflowTail } from "../../domain/workf
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
+import { sendSummaryPage } from "../summary-page.js";
 import type { RouteModule } from "./index.js";
 import { EventSummary } from "./source-events.js";
 
@@ -32,8 +33,10 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
         response: { 200: SummaryPage, ...errorResponses },
       },
     },
-    async (request) =>
-      listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand) }),
+    async (request, reply) => {
+      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand) });
+      return sendSummaryPage(request, reply, page);
+    },
   );
 
   app.get(
@@ -47,7 +50,10 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
         response: { 200: SummaryPage, ...errorResponses },
       },
     },
-    async (request) => listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand) }),
+    async (request, reply) => {
+      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand) });
+      return sendSummaryPage(request, reply, page);
+    },
   );
 
   app.get(
