@@ -1,7 +1,7 @@
 // A pool of runner child processes, keyed by account: runners are never shared between
 // accounts, a few warm ones are kept per account and evicted when idle, each runs one request
-// at a time (several may be handed over in one message, see MAX_BATCH), and a runner that
-// failed, timed out or ran out of memory is killed and replaced.
+// at a time (more may wait in it, handed over in one message, see MAX_BATCH), and a runner
+// that failed, timed out or ran out of memory is killed and replaced.
 // It knows nothing about components: callers say what to run (a message type and payload),
 // so the workflow runtime reuses it.
 import { fork, type ChildProcess } from "node:child_process";
@@ -26,7 +26,7 @@ export interface ProcessPoolOptions {
   extraIdleMs?: number;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
-  /** How long a job may wait behind the others of its batch (BATCH_BUDGET_MS by default). */
+  /** About how long a job may wait behind others in its runner (BATCH_BUDGET_MS by default). */
   batchBudgetMs?: number;
   /** Where runners are recorded so a restarted service can stop orphans (runner-registry.ts). */
   registry?: { record(pid: number): void; forget(pid: number): void };
@@ -64,11 +64,12 @@ interface Runner {
 
 const STDERR_TAIL = 4096;
 /**
- * Waiting jobs are handed to a runner several in one message: each message wakes a sleeping
- * process, which on a loaded machine cost more than the short execution it carried, and a
- * batch pays that once. A job waits behind the others of its batch, so a batch is only as
- * long as the account's recent executions fit in BATCH_BUDGET_MS: short ones (an HTTP source
- * that emits and responds) go sixteen at a time, slow ones (awaiting an API) one per runner.
+ * A runner may hold several jobs, running the first and the others queued behind it, handed
+ * over several in one message: each message to a sleeping process wakes it, which on a loaded
+ * machine cost more than the short execution it carried. A queued job waits for the ones
+ * ahead of it, so a runner holds only as many as the account's recent executions get through
+ * in the batch budget: short ones (an HTTP source that emits and responds) up to sixteen,
+ * slow ones (awaiting an API) one, with more runners started instead.
  */
 const MAX_BATCH = 16;
 const BATCH_BUDGET_MS = 4;
@@ -159,8 +160,10 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     else if (message.type === "failed") head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
     // After asking to be recycled the child starts nothing more: the rest go elsewhere.
     if (message.recycle) return kill(runner, {});
-    if (runner.inflight.length > 0) startHead(runner);
-    else becameIdle(runner);
+    if (runner.inflight.length > 0) {
+      startHead(runner);
+      if (backlog.has(runner.key)) scheduleDispatch(); // room for more behind the new head
+    } else becameIdle(runner);
   }
 
   function errorFailure(error: ErrorData): ExecutionFailure {
@@ -244,27 +247,32 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       return;
     }
     const set = setOf(key);
-    const idle = [...set].filter(isIdle);
-    const starting = [...set].filter((r) => !r.ready && !r.dead).length;
-    // Until the key's executions were timed, one job per runner.
-    const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.floor(batchBudgetMs / (recentMs.get(key) ?? batchBudgetMs))));
-    // New runners only for what the free and starting ones cannot take in batches: a start
-    // costs far more than waiting behind a few short jobs.
-    const uncovered = jobs.length - (idle.length + starting) * batchSize;
-    for (let n = Math.min(Math.ceil(uncovered / batchSize), maxPerKey - set.size); n > 0; n--) spawn(key);
-    // Fill one runner before waking the next: fewer, fuller messages.
-    for (const runner of idle) {
-      const batch = jobs.splice(0, batchSize);
-      if (batch.length === 0) break;
-      send(runner, batch);
+    const live = [...set].filter((r) => !r.dead);
+    const avgMs = recentMs.get(key);
+    // How many jobs a runner may hold (running and queued behind): until the key's executions
+    // were timed, one.
+    const batchSize = avgMs === undefined ? 1 : Math.max(1, Math.min(MAX_BATCH, Math.floor(batchBudgetMs / avgMs)));
+    // New runners only for work the live ones would not get through within the budget: a
+    // start costs far more than waiting behind a few short jobs.
+    const queued = jobs.length + live.reduce((n, r) => n + r.inflight.length, 0);
+    const wanted = avgMs === undefined ? queued : Math.ceil((queued * avgMs) / batchBudgetMs);
+    for (let n = Math.min(wanted - live.length, maxPerKey - set.size); n > 0; n--) spawn(key);
+    // Top up the busiest runners first: a message to a busy process is cheap, waking an idle
+    // one is not, so work goes in fewer, fuller messages.
+    const ready = live.filter((r) => r.ready).sort((a, b) => b.inflight.length - a.inflight.length);
+    for (const runner of ready) {
+      const batch = jobs.splice(0, batchSize - runner.inflight.length);
+      if (jobs.length === 0 && batch.length === 0) break;
+      if (batch.length > 0) send(runner, batch);
     }
     if (jobs.length === 0) backlog.delete(key);
   }
 
   function send(runner: Runner, batch: Job[]): void {
     if (runner.idleTimer) clearTimeout(runner.idleTimer);
+    const wasIdle = runner.inflight.length === 0;
     runner.inflight.push(...batch);
-    startHead(runner);
+    if (wasIdle) startHead(runner);
     const messages = batch.map((job) => ({ id: job.id, type: job.request.type, payload: job.request.payload }));
     try {
       runner.child.send(messages.length === 1 ? messages[0]! : messages);

@@ -11,7 +11,8 @@ import { after, before, describe, it } from "node:test";
 import { createProcessPool, type ProcessPool } from "../../src/runtime/process-pool.js";
 
 // Speaks the runner protocol (src/runtime/child/protocol.ts): "echo" answers its payload with
-// the number of messages this process received so far, "sleep" waits, "exit" dies.
+// the number of messages this process received so far and how many jobs it held behind this
+// one, "sleep" waits, "exit" dies.
 const STAND_IN_RUNNER = `
 let messages = 0;
 const queue = [];
@@ -25,9 +26,10 @@ async function work() {
   working = true;
   while (queue.length > 0) {
     const { id, type, payload } = queue.shift();
+    const heldBehind = queue.length;
     if (type === "exit") process.exit(3);
     if (type === "sleep") await new Promise((resolve) => setTimeout(resolve, payload.ms));
-    process.send({ id, type: "done", result: { payload, messages, pid: process.pid } });
+    process.send({ id, type: "done", result: { payload, messages, heldBehind, pid: process.pid } });
   }
   working = false;
 }
@@ -62,14 +64,16 @@ describe("process pool", () => {
     const counts = outcomes.map((o) => (o.ok ? (o.result as { messages: number }).messages : -1));
     assert.equal(new Set(counts).size, 1, `all eight came in one message after the warm-up (messages seen: ${counts})`);
     assert.equal(counts[0], 2);
+    assert.ok(outcomes.some((o) => o.ok && (o.result as { heldBehind: number }).heldBehind > 0), "short jobs were queued in the runner");
   });
 
-  it("jobs that take long are not batched: each waiting job goes to its own runner", async () => {
+  it("jobs that take long are not batched: a runner holds one at a time, and more runners start", async () => {
     const p = pool(4, 5);
     await p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: batches of one
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })));
-    const pids = outcomes.map((o) => (o.ok ? (o.result as { pid: number }).pid : 0));
-    assert.equal(new Set(pids).size, 4, "four runners, one job each");
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })));
+    const results = outcomes.map((o) => (o.ok ? (o.result as { pid: number; heldBehind: number }) : { pid: 0, heldBehind: -1 }));
+    assert.deepEqual(results.map((r) => r.heldBehind), [0, 0, 0, 0, 0, 0], "no job was queued behind another in a runner");
+    assert.ok(new Set(results.map((r) => r.pid)).size > 1, "more runners were started");
   });
 
   it("a job that times out fails alone: the jobs behind it run on a new runner", async () => {
