@@ -1,6 +1,8 @@
 // Writing a delivery's outcome: its attempts (for visibility) and its status.
 import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
+import { completeJobs } from "../queue/complete-jobs.js";
+import type { JobLease } from "../queue/contract.js";
 import { isPostgres } from "../queue/enqueue.js";
 import { newId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
@@ -31,21 +33,39 @@ export async function recordAttempt(db: Kysely<Database>, deliveryId: string, at
   await db.insertInto("delivery_attempts").values(attemptRow(deliveryId, attempt)).execute();
 }
 
+export interface Success {
+  deliveryId: string;
+  attempt: AttemptRecord;
+  /** The delivery's queue job, removed together with the records. */
+  job?: JobLease;
+}
+
 /**
- * Successful deliveries are the common case under load: their attempt rows and status
- * changes are written in groups (two statements per group instead of two per delivery).
+ * Successful deliveries are the common case under load: their attempt rows, status changes
+ * and the removal of their jobs are written in groups, and commit together, so a crash
+ * leaves either all three (done) or none (the job runs again: at least once).
  */
-export function successRecorder(db: Kysely<Database>, now: () => number): Batcher<{ deliveryId: string; attempt: AttemptRecord }> {
+export function successRecorder(db: Kysely<Database>, now: () => number): Batcher<Success> {
   return createBatcher(async (items) => {
     const attempts = items.map((item) => attemptRow(item.deliveryId, item.attempt));
     const ids = items.map((item) => item.deliveryId);
+    const jobs = items.flatMap((item) => (item.job ? [item.job] : []));
     const at = now();
     const succeeded = { status: "succeeded" as const, attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at };
-    // Both writes commit together: one statement on PostgreSQL (a data-modifying CTE, one
-    // round trip), one transaction on SQLite (one commit).
+    // PostgreSQL: one statement (data-modifying CTEs, one round trip); SQLite: one transaction.
     if (isPostgres(db)) {
-      await db
-        .with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts))
+      const recorded = db.with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts));
+      if (jobs.length === 0) {
+        await recorded.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+        return;
+      }
+      await recorded
+        .with("completed", (qc) =>
+          qc
+            .deleteFrom("jobs")
+            .where("id", "in", jobs.map((job) => job.id))
+            .where("lease_token", "in", [...new Set(jobs.map((job) => job.token))]),
+        )
         .updateTable("deliveries")
         .set(succeeded)
         .where("id", "in", ids)
@@ -55,6 +75,7 @@ export function successRecorder(db: Kysely<Database>, now: () => number): Batche
     await db.transaction().execute(async (tx) => {
       await tx.insertInto("delivery_attempts").values(attempts).execute();
       await tx.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+      await completeJobs(tx, jobs);
     });
   }, 200);
 }

@@ -34,7 +34,7 @@ export interface DeliveryWorkerOptions {
 export const PER_LISTENER_CONCURRENCY = 32;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
 
-type Result = void | { retryAt: number };
+type Result = void | { retryAt: number } | { completed: true };
 
 export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
   const { ctx, queue } = options;
@@ -83,7 +83,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     if (outcome.status === 410) {
       await ctx.db.updateTable("webhooks").set({ active: 0, updated_at: ctx.clock.now() }).where("id", "=", webhook.id).execute();
     }
-    return settle(delivery, attempt, isSuccess(outcome), outcome.status === 410 ? "the endpoint answered 410 Gone; webhook disabled" : undefined, outcome.retryAfterMs);
+    return settle(delivery, attempt, isSuccess(outcome), outcome.status === 410 ? "the endpoint answered 410 Gone; webhook disabled" : undefined, outcome.retryAfterMs, job);
   }
 
   async function toListener(delivery: DeliveriesTable, job: Job): Promise<Result> {
@@ -122,12 +122,13 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   }
 
   /** Records the attempt and moves the delivery to succeeded, failed, or its next retry. */
-  async function settle(delivery: DeliveriesTable, attempt: AttemptRecord, ok: boolean, finalReason: string | undefined, retryAfterMs: number | undefined): Promise<Result> {
+  async function settle(delivery: DeliveriesTable, attempt: AttemptRecord, ok: boolean, finalReason: string | undefined, retryAfterMs: number | undefined, job?: Job): Promise<Result> {
     const now = ctx.clock.now();
     const attempts = delivery.attempts + 1;
     if (ok) {
-      await successes.add({ deliveryId: delivery.id, attempt });
-      return;
+      // The job goes with the success records (one commit), so the queue need not remove it.
+      await successes.add({ deliveryId: delivery.id, attempt, job: job?.lease });
+      return job?.lease ? { completed: true } : undefined;
     }
     await recordAttempt(ctx.db, delivery.id, attempt);
     const delay = finalReason ? undefined : nextRetryDelayMs(ctx.config.webhookRetryScheduleSeconds, attempts, retryAfterMs);

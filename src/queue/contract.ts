@@ -33,10 +33,24 @@ export interface Job {
    * left. The job keeps its lease and its place in the type's concurrency until it finishes.
    */
   releaseKey?: () => void;
+  /**
+   * The job's claim, for handlers that finish many jobs in one statement of their own
+   * transaction (completeJobs) and then return `{ completed: true }`.
+   */
+  lease?: JobLease;
 }
 
-/** A handler finishes the job by returning; `{ retryAt }` asks for another attempt later. */
-export type JobHandler = (job: Job) => Promise<void | { retryAt: number }>;
+export interface JobLease {
+  id: string;
+  token: string;
+}
+
+/**
+ * A handler finishes the job by returning; `{ retryAt }` asks for another attempt later;
+ * `{ completed: true }` says the handler removed the job itself (completeJobs), so the queue
+ * does not. A job finished through `complete` is not removed again either.
+ */
+export type JobHandler = (job: Job) => Promise<void | { retryAt: number } | { completed: true }>;
 
 export interface JobQueue {
   /** Adds jobs inside `db`, which may be an open transaction; they run once it commits. */

@@ -2,14 +2,15 @@
 // their handlers with a per-type concurrency limit, keeps leases alive while handlers run,
 // and finishes or reschedules each job only while it still holds that job's lease.
 import { setMaxListeners } from "node:events";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 import { toError } from "../lib/errors.js";
 import { randomString } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
-import type { Job, JobHandler, JobQueue, NewJob } from "./contract.js";
+import type { Job, JobHandler, JobLease, JobQueue, NewJob } from "./contract.js";
 import { createBatcher } from "./batcher.js";
+import { completeJobs } from "./complete-jobs.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
 import { onJobsAdded } from "./wake.js";
@@ -70,9 +71,12 @@ export class DbJobQueue implements JobQueue {
   private claimCounter = 0;
   private running = false;
   private wakeRequested = false;
-  /** Types worth claiming at the next look: all of them, or only those named by wake-ups. */
+  /**
+   * Types worth claiming at the next look: all of them, or only those named by wake-ups, each
+   * with the concurrency keys its wake-ups named (null: any key may have claimable jobs).
+   */
   private claimAll = true;
-  private readonly claimTypes = new Set<string>();
+  private readonly claimTypes = new Map<string, Set<string> | null>();
   private readonly nextDue = new NextDueCache();
   private wakeUp: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
@@ -85,13 +89,7 @@ export class DbJobQueue implements JobQueue {
   private readonly defaultConcurrency: number;
 
   /** Finished jobs are deleted in groups; each still only while this worker holds its lease. */
-  private readonly finished = createBatcher<{ id: string; token: string }>(async (items) => {
-    await this.options.db
-      .deleteFrom("jobs")
-      .where("id", "in", items.map((item) => item.id))
-      .where("lease_token", "in", [...new Set(items.map((item) => item.token))])
-      .execute();
-  });
+  private readonly finished = createBatcher<JobLease>((leases) => completeJobs(this.options.db, leases));
 
   constructor(private readonly options: QueueOptions) {
     this.leaseMs = options.leaseMs ?? 60_000;
@@ -120,9 +118,9 @@ export class DbJobQueue implements JobQueue {
     this.running = true;
     this.abort = new AbortController();
     setMaxListeners(0, this.abort.signal); // one listener per running handler
-    this.unsubscribe = onJobsAdded((signal) => this.wake(signal.types, signal.dueNow));
+    this.unsubscribe = onJobsAdded((signal) => this.wake(signal.types, signal.dueNow, signal.keys));
     void this.options.dialect
-      .listen((signal) => (signal ? this.wake(signal.types, signal.dueNow) : this.wake()))
+      .listen((signal) => (signal ? this.wake(signal.types, signal.dueNow, signal.keys) : this.wake()))
       .then((listener) => {
         if (this.running) this.listener = listener;
         else void listener.close();
@@ -149,25 +147,34 @@ export class DbJobQueue implements JobQueue {
   /**
    * Asks the loop to look for due jobs now: of the given types, or of every type. Claiming
    * only the types that changed keeps a busy stream of one type from costing a claim (and a
-   * next-due query) for every other registered type at each wake-up.
+   * next-due query) for every other registered type at each wake-up. `keys`: the only
+   * concurrency keys that got new jobs (undefined: any key may have).
    */
-  wake(types?: readonly string[], dueNow = false): void {
+  wake(types?: readonly string[], dueNow = false, keys?: readonly string[]): void {
     if (types === undefined) {
       this.claimAll = true;
       this.nextDue.forgetAll();
     } else {
-      for (const type of types) this.claimTypes.add(type);
+      for (const type of types) this.addClaimType(type, dueNow ? keys : undefined);
       if (!dueNow) for (const type of types) this.nextDue.markStale(type);
     }
     this.wakeRequested = true;
     this.wakeUp?.();
   }
 
+  private addClaimType(type: string, keys: readonly string[] | undefined): void {
+    const known = this.claimTypes.get(type);
+    if (known === null) return;
+    if (keys === undefined) this.claimTypes.set(type, null);
+    else if (known) for (const key of keys) known.add(key);
+    else this.claimTypes.set(type, new Set(keys));
+  }
+
   private async loop(): Promise<void> {
     while (this.running) {
       this.wakeRequested = false;
       const all = this.claimAll;
-      const types = new Set(this.claimTypes);
+      const types = new Map(this.claimTypes);
       this.claimAll = false;
       this.claimTypes.clear();
       let full = false;
@@ -176,11 +183,15 @@ export class DbJobQueue implements JobQueue {
           if (!all && !types.has(type)) continue;
           const free = registration.concurrency - registration.running;
           if (free <= 0 || !this.running) continue;
+          // New jobs only of keys this worker runs its limit of: nothing to claim for them now
+          // (the claim would skip them); the release of such a key wakes the loop again.
+          const keys = all ? null : types.get(type);
+          if (keys && this.allBusy(keys, registration)) continue;
           const jobs = await this.claim(type, free, registration);
           for (const row of jobs) this.dispatch(row, registration);
           if (jobs.length === free) {
             full = true;
-            this.claimTypes.add(type); // more may be due: look again at once
+            this.addClaimType(type, undefined); // more may be due: look again at once
           } else if (reachedKeyCap(jobs, registration.perKey)) {
             // The claim stopped at a key it just filled; other keys' jobs may be due beyond
             // its scan, so the next-due time is looked up again (now skipping that key).
@@ -215,8 +226,17 @@ export class DbJobQueue implements JobQueue {
    */
   private busyKeys(registration: Registration): string[] {
     if (registration.perKey <= 0) return [];
-    const held = (key: string) => (registration.runningByKey.get(key) ?? 0) + (registration.waitingByKey.get(key)?.length ?? 0);
-    return [...registration.runningByKey.keys()].filter((key) => held(key) >= registration.perKey);
+    return [...registration.runningByKey.keys()].filter((key) => this.heldOf(key, registration) >= registration.perKey);
+  }
+
+  private allBusy(keys: Set<string>, registration: Registration): boolean {
+    if (registration.perKey <= 0) return false;
+    for (const key of keys) if (this.heldOf(key, registration) < registration.perKey) return false;
+    return true;
+  }
+
+  private heldOf(key: string, registration: Registration): number {
+    return (registration.runningByKey.get(key) ?? 0) + (registration.waitingByKey.get(key)?.length ?? 0);
   }
 
   private dispatch(row: JobsTable, registration: Registration): void {
@@ -271,12 +291,17 @@ export class DbJobQueue implements JobQueue {
 
   private async runJob(row: JobsTable, registration: Registration, releaseKey: () => void): Promise<void> {
     const token = row.lease_token!;
+    // Set once `complete` removed the job in the handler's transaction, so it is not removed
+    // again here. Should that transaction roll back and the handler still return, the job
+    // stays leased and runs again once its lease expires (at least once, never lost).
+    let completedByHandler = false;
     const complete = async (db: Kysely<Database>) => {
       const result = await db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).executeTakeFirst();
       if (Number(result.numDeletedRows) !== 1) throw new Error(`job ${row.id} is no longer leased by this worker`);
+      completedByHandler = true;
     };
-    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete, releaseKey };
-    let outcome: void | { retryAt: number };
+    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete, releaseKey, lease: { id: row.id, token } };
+    let outcome: Awaited<ReturnType<JobHandler>>;
     try {
       outcome = await registration.handler(job);
     } catch (error) {
@@ -286,8 +311,8 @@ export class DbJobQueue implements JobQueue {
       return;
     }
     try {
-      if (outcome && typeof outcome.retryAt === "number") await this.reschedule(row, token, outcome.retryAt, null);
-      else await this.finished.add({ id: row.id, token });
+      if (outcome && "retryAt" in outcome) await this.reschedule(row, token, outcome.retryAt, null);
+      else if (!completedByHandler && !(outcome && "completed" in outcome)) await this.finished.add({ id: row.id, token });
     } catch (error) {
       // The lease runs out and the job is retried: at least once, never lost.
       if (this.running) this.options.logger.error({ err: error, jobId: row.id }, "could not finish job");
@@ -338,14 +363,8 @@ export class DbJobQueue implements JobQueue {
   }
 
   private async queryNextDue(type: string): Promise<number> {
-    const busy = this.busyKeys(this.handlers.get(type) as Registration);
-    let query = this.options.db
-      .selectFrom("jobs")
-      .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as("next"))
-      .where("type", "=", type);
-    if (busy.length > 0) query = query.where((eb) => eb.or([eb("concurrency_key", "is", null), eb("concurrency_key", "not in", busy)]));
-    const row = await query.executeTakeFirst();
-    return row?.next !== null && row?.next !== undefined ? Number(row.next) : Infinity;
+    const next = await this.options.dialect.nextDue(this.options.db, type, this.busyKeys(this.handlers.get(type) as Registration));
+    return next ?? Infinity;
   }
 
   /** Resolves true when woken, false when the time ran out. */

@@ -6,7 +6,7 @@ import { newId } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import type { NewJob } from "./contract.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
-import { encodeWakeSignal, signalJobsAdded, type WakeSignal } from "./wake.js";
+import { encodeWakeSignal, signalJobsAdded, wakeSignalFor } from "./wake.js";
 import { sql } from "kysely";
 
 /** Rows per INSERT, well under both databases' parameter limits. */
@@ -35,7 +35,7 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
   // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
   // an in-process wake-up now would only claim before the rows are visible. SQLite: wake this
   // process at once — its claim waits on the single connection until the transaction ends.
-  const signal: WakeSignal = { types: [...new Set(rows.map((row) => row.type))], dueNow: rows.every((row) => row.run_at <= now) };
+  const signal = wakeSignalFor(rows, now);
   if (isPostgres(db)) {
     await sql`select pg_notify(${JOBS_CHANNEL}, ${encodeWakeSignal(signal)})`.execute(db);
     if (db.isTransaction) return;

@@ -5,6 +5,7 @@ import pg from "pg";
 import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database, JobsTable } from "../store/schema.js";
+import { queryNextDue } from "./next-due-query.js";
 import { claimScanSize, JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
 import { decodeWakeSignal, type WakeSignal } from "./wake.js";
 
@@ -38,6 +39,9 @@ export function postgresQueueDialect(databaseUrl: string, logger: Logger): Queue
         )
         returning *`.execute(db);
       return result.rows;
+    },
+    nextDue(db, type, busyKeys) {
+      return queryNextDue(db, type, busyKeys, (keys) => sql`select unnest(${keys}::text[])`);
     },
     async listen(onWake: (signal?: WakeSignal) => void) {
       let client: pg.Client | undefined;

@@ -29,6 +29,13 @@ export interface QueueDialect {
   /** Atomically leases up to `limit` due jobs of `type` whose lease is free or expired. */
   claim(db: Kysely<Database>, request: ClaimRequest): Promise<JobsTable[]>;
   /**
+   * When the earliest job of `type` becomes claimable (due, or its lease expires), ms; null
+   * when there is none. Jobs of `busyKeys` do not count (a release of such a key wakes the
+   * worker): they are skipped by index ranges between those keys, so a long backlog of a
+   * busy key costs nothing here.
+   */
+  nextDue(db: Kysely<Database>, type: string, busyKeys: string[]): Promise<number | null>;
+  /**
    * Subscribes to other processes' notifications; resolves once listening. The signal names
    * the job types added; undefined when unknown (any type may be due, at any time).
    */
@@ -36,3 +43,6 @@ export interface QueueDialect {
 }
 
 export const JOBS_CHANNEL = "sluice_jobs";
+
+/** When a job becomes claimable: its run time, or the end of its lease while one is held. */
+export const CLAIMABLE_AT = "case when locked_until is not null and locked_until > run_at then locked_until else run_at end";

@@ -3,6 +3,7 @@
 // claims can never see the same free row. Wake-ups are in-process only (src/queue/wake.ts).
 import { sql, type Kysely } from "kysely";
 import type { Database, JobsTable } from "../store/schema.js";
+import { queryNextDue } from "./next-due-query.js";
 import { claimScanSize, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
 
 export const sqliteQueueDialect: QueueDialect = {
@@ -27,6 +28,9 @@ export const sqliteQueueDialect: QueueDialect = {
       )
       returning *`.execute(db);
     return result.rows;
+  },
+  nextDue(db, type, busyKeys) {
+    return queryNextDue(db, type, busyKeys, (keys) => sql`select value from json_each(${JSON.stringify(keys)})`);
   },
   async listen() {
     return { close: async () => undefined };

@@ -1,11 +1,17 @@
 // In-process wake-up signal: every queue of this process hears which job types were added,
 // so a worker claims them without waiting for its safety poll, and only claims those types.
 // `dueNow` says none of the added jobs is scheduled for later: a worker's timer for the next
-// due job stays as it was.
+// due job stays as it was. `keys` names the concurrency keys of the added jobs (when every
+// job has one and they are few): a worker that already runs its limit of each of those keys
+// has nothing to claim for them, and skips the claim (it claims again when a key frees).
 export interface WakeSignal {
   types: readonly string[];
   dueNow: boolean;
+  keys?: readonly string[];
 }
+
+/** More keys than this (or any job without a key) and a signal says "any key". */
+const MAX_SIGNAL_KEYS = 64;
 
 type Listener = (signal: WakeSignal) => void;
 const listeners = new Set<Listener>();
@@ -19,12 +25,37 @@ export function signalJobsAdded(signal: WakeSignal): void {
   for (const listener of listeners) listener(signal);
 }
 
-/** The NOTIFY payload: "now:" or "later:" and the added job types (empty: anything may be due). */
-export function encodeWakeSignal(signal: WakeSignal): string {
-  return `${signal.dueNow ? "now" : "later"}:${signal.types.join(",")}`;
+/** The signal for added jobs, from their types, run times and concurrency keys. */
+export function wakeSignalFor(jobs: ReadonlyArray<{ type: string; run_at: number; concurrency_key: string | null }>, now: number): WakeSignal {
+  const types = new Set<string>();
+  const keys = new Set<string>();
+  let everyJobKeyed = true;
+  for (const job of jobs) {
+    types.add(job.type);
+    if (job.concurrency_key === null) everyJobKeyed = false;
+    else keys.add(job.concurrency_key);
+  }
+  const signal: WakeSignal = { types: [...types], dueNow: jobs.every((job) => job.run_at <= now) };
+  if (everyJobKeyed && keys.size <= MAX_SIGNAL_KEYS) signal.keys = [...keys];
+  return signal;
 }
 
+/** The NOTIFY payload (JSON, well under PostgreSQL's 8,000 bytes for MAX_SIGNAL_KEYS ids). */
+export function encodeWakeSignal(signal: WakeSignal): string {
+  return JSON.stringify(signal.keys ? { now: signal.dueNow, types: signal.types, keys: signal.keys } : { now: signal.dueNow, types: signal.types });
+}
+
+/** undefined (anything may be due) when the payload is not a signal of this version. */
 export function decodeWakeSignal(payload: string | undefined): WakeSignal | undefined {
-  const match = /^(now|later):(.+)$/.exec(payload ?? "");
-  return match ? { dueNow: match[1] === "now", types: match[2]!.split(",") } : undefined;
+  let parsed: { now?: unknown; types?: unknown; keys?: unknown };
+  try {
+    parsed = JSON.parse(payload ?? "");
+  } catch {
+    return undefined;
+  }
+  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
+  if (typeof parsed !== "object" || parsed === null || typeof parsed.now !== "boolean" || !strings(parsed.types) || parsed.types.length === 0) return undefined;
+  const signal: WakeSignal = { types: parsed.types, dueNow: parsed.now };
+  if (strings(parsed.keys)) signal.keys = parsed.keys;
+  return signal;
 }

@@ -5,6 +5,7 @@ import * as components from "./002-components.js";
 import * as sourcesEvents from "./003-sources-events.js";
 import * as delivery from "./004-delivery.js";
 import * as workflows from "./005-workflows.js";
+import * as jobsByKey from "./006-jobs-by-key.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "003-sources-events": sourcesEvents,
   "004-delivery": delivery,
   "005-workflows": workflows,
+  "006-jobs-by-key": jobsByKey,
 };
