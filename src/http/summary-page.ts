@@ -1,10 +1,9 @@
-// Sends a page of event summaries. It is spliced from the stored JSON (event-summary.ts) unless
-// the request asks for include/exclude, which the projection hook applies to objects.
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { summaryPageJson, summaryPageObject, type EventSummaryPage } from "../domain/events/event-summary.js";
-import { wantsProjection } from "./projection.js";
+// Sends a page of event summaries: JSON text as the domain made it, or objects for the
+// projection hook (include/exclude), which asked for them.
+import type { FastifyReply } from "fastify";
+import type { SummaryPageResult } from "../domain/events/list-event-summaries.js";
 
-export function sendSummaryPage(request: FastifyRequest, reply: FastifyReply, page: EventSummaryPage) {
-  if (wantsProjection(request)) return reply.send(summaryPageObject(page));
-  return reply.type("application/json; charset=utf-8").send(summaryPageJson(page));
+export function sendSummaryPage(reply: FastifyReply, result: SummaryPageResult) {
+  if ("objects" in result) return reply.send(result.objects);
+  return reply.type("application/json; charset=utf-8").send(result.json);
 }

@@ -66,6 +66,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(noMetadata.body.data, whole.body.data.map(({ metadata: _, ...rest }: any) => rest));
     });
 
+    it("a page read again is never stale (pages may be cached): new events, trimming, deletion of events and of the source", async () => {
+      const { source } = await sourceWithEvents(3);
+      const page = async (query: Record<string, string | number> = {}) => (await account.api.get(`/sources/${source.id}/event_summaries`, query)).body;
+      const ns = async (query: Record<string, string | number> = {}) => (await page(query)).data.map((s: any) => s.event.n);
+      assert.deepEqual(await ns(), [2, 1, 0]);
+      assert.deepEqual(await ns(), [2, 1, 0], "the same page twice");
+      // The endpoint accepts before the run (no custom response): the page is polled, and a
+      // page kept from before the write would never change.
+      await post(source.configured_props.http.endpoint_url, emitsOf([{ n: 3 }]));
+      await waitFor("the new event on the page", async () => JSON.stringify(await ns()) === "[3,2,1,0]");
+      assert.equal((await page()).page_info.total_count, 4);
+      await post(source.configured_props.http.endpoint_url, emitsOf(Array.from({ length: 100 }, (_, i) => ({ n: 4 + i }))));
+      await waitFor("the newest of 100 more", async () => JSON.stringify(await ns({ limit: 2 })) === "[103,102]");
+      assert.equal((await page()).page_info.total_count, 100, "trimmed to the newest 100");
+      await account.api.delete(`/sources/${source.id}/events`);
+      await waitFor("deleted events gone from the page", async () => (await ns()).length === 0);
+      const stranger = await app.newAccount();
+      assert.equal((await stranger.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "another account, after the owner's page was read");
+      assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
+      assert.equal((await account.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "a deleted source");
+    });
+
     it("truncates events over 1 KB unless expand=event", async () => {
       const big = { text: "x".repeat(2000) };
       const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });

@@ -11,6 +11,7 @@ import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
 import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
+import { forgetEmitterPages } from "./summary-page-cache.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
 
@@ -42,6 +43,7 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
 
 export async function appendEvents(db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
+  forgetEmitterPages(input.emitterId);
   let floor = await floorOf(db, input.emitterId);
   const stored: StoredEvent[] = [];
   const rows: Database["events"][] = [];

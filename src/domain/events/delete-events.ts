@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { invalid } from "../../lib/errors.js";
 import type { Database } from "../../store/schema.js";
 import { parseEventId } from "./event-ids.js";
+import { forgetEmitterPages } from "./summary-page-cache.js";
 
 export interface EventRange {
   startId?: string;
@@ -18,6 +19,7 @@ export function validateEventRange(range: EventRange): EventRange {
 }
 
 export async function deleteEventRange(db: Kysely<Database>, emitterId: string, range: EventRange): Promise<number> {
+  forgetEmitterPages(emitterId);
   let query = db.deleteFrom("events").where("emitter_id", "=", emitterId);
   const start = range.startId ? parseEventId(range.startId) : undefined;
   const end = range.endId ? parseEventId(range.endId) : undefined;
@@ -25,4 +27,10 @@ export async function deleteEventRange(db: Kysely<Database>, emitterId: string, 
   if (end) query = query.where((eb) => eb.or([eb("ms", "<", end.ms), eb.and([eb("ms", "=", end.ms), eb("seq", "<=", end.seq)])]));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Every event of an emitter, as the emitter itself is deleted. */
+export async function deleteEmitterEvents(db: Kysely<Database>, emitterId: string): Promise<void> {
+  forgetEmitterPages(emitterId);
+  await db.deleteFrom("events").where("emitter_id", "=", emitterId).execute();
 }

@@ -3,9 +3,10 @@
 import type { Ctx } from "../context.js";
 import { invalid, notFound } from "../../lib/errors.js";
 import { preparedQuery } from "../../store/prepared-query.js";
-import { decodeCursor, encodeCursor, type PageRequest } from "../../store/paginate.js";
+import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
 import { parseEventId } from "./event-ids.js";
-import { eventSummary, type EventRow, type EventSummary, type EventSummaryPage } from "./event-summary.js";
+import { eventSummary, summaryPageJson, summaryPageObject, type EventRow, type EventSummary, type EventSummaryPage } from "./event-summary.js";
+import { cachedPage, generationOf, keepPage } from "./summary-page-cache.js";
 
 function cursorKey(cursor: string) {
   const [, id] = decodeCursor(cursor);
@@ -91,6 +92,25 @@ export async function listEventSummaries({ ctx, table, emitterId, userId, stream
     rows,
     expand,
   };
+}
+
+type PageArgs = Parameters<typeof listEventSummaries>[0];
+
+/** A page as JSON text, or as objects for callers that reshape it (include/exclude). */
+export type SummaryPageResult = { json: string } | { objects: Page<EventSummary> };
+
+/** Reads a page; as JSON text it is served from, or kept in, the page cache on SQLite. */
+export async function readSummaryPage(args: PageArgs & { asObjects: boolean }): Promise<SummaryPageResult> {
+  if (args.asObjects) return { objects: summaryPageObject(await listEventSummaries(args)) };
+  const { ctx, emitterId, userId, page } = args;
+  if (ctx.dialect !== "sqlite") return { json: summaryPageJson(await listEventSummaries(args)) };
+  const request = [args.table, args.stream, page.limit, page.after ?? "", page.before ?? "", args.expand ? 1 : 0].join("\u0000");
+  const hit = cachedPage(ctx.db, emitterId, userId, request);
+  if (hit !== undefined) return { json: hit };
+  const generation = generationOf(emitterId);
+  const json = summaryPageJson(await listEventSummaries(args));
+  keepPage(ctx.db, emitterId, userId, request, generation, json);
+  return { json };
 }
 
 /** Events of a stream newer than `afterId`, oldest first (live tails). Always full events. */

@@ -14,6 +14,7 @@ import { resolveProps, slugify } from "./source-props.js";
 import { sourceView, type SourceView } from "./source-view.js";
 import { nextRunAfter } from "./timer-spec.js";
 import { registerOwnedResource } from "../ownership.js";
+import { deleteEmitterEvents } from "../events/delete-events.js";
 
 // Subscriptions may name sources as emitters and listeners.
 registerOwnedResource("dc", "sources");
@@ -109,7 +110,7 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await tx.deleteFrom("sources").where("id", "=", id).where("user_id", "=", actor.userId).execute();
     await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
-    await tx.deleteFrom("events").where("emitter_id", "=", id).execute();
+    await deleteEmitterEvents(tx, id);
   });
   forgetSource(id);
 }

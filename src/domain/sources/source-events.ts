@@ -5,13 +5,12 @@ import type { PageRequest } from "../../store/paginate.js";
 import { validateEventRange, type EventRange } from "../events/delete-events.js";
 import { openEmitterTail, type LiveTail } from "../events/live-tail.js";
 import { streamOf } from "../subscriptions/event-name.js";
-import { listEventSummaries } from "../events/list-event-summaries.js";
-import type { EventSummaryPage } from "../events/event-summary.js";
+import { readSummaryPage, type SummaryPageResult } from "../events/list-event-summaries.js";
 import { findOwnedSource } from "./save-source.js";
 import { EVENTS_DELETE_JOB } from "./source-jobs.js";
 
-export async function listSourceEventSummaries({ ctx, actor, id, eventName, page, expand }: { ctx: Ctx; actor: Actor; id: string; eventName?: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
-  return listEventSummaries({ ctx, table: "sources", emitterId: id, userId: actor.userId, stream: streamOf(eventName), page, expand });
+export async function listSourceEventSummaries({ ctx, actor, id, eventName, page, expand, asObjects }: { ctx: Ctx; actor: Actor; id: string; eventName?: string; page: PageRequest; expand: boolean; asObjects: boolean }): Promise<SummaryPageResult> {
+  return readSummaryPage({ ctx, table: "sources", emitterId: id, userId: actor.userId, stream: streamOf(eventName), page, expand, asObjects });
 }
 
 /** Queues the deletion (202): a worker deletes, also after a restart. */

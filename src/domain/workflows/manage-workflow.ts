@@ -6,6 +6,7 @@ import { newDeploymentId, validateWorkflowName } from "./create-workflow.js";
 import { assertStepsRunnable, normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { parseSteps, workflowView, type WorkflowView } from "./workflow-view.js";
+import { deleteEmitterEvents } from "../events/delete-events.js";
 
 export async function findOwnedWorkflow(ctx: Ctx, actor: Actor, id: string): Promise<WorkflowsTable> {
   const row = await ctx.db.selectFrom("workflows").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
@@ -52,7 +53,7 @@ export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Acto
   await ctx.db.transaction().execute(async (db) => {
     await db.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("listener_id", "=", id), eb("emitter_id", "=", id)])).execute();
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
-    await db.deleteFrom("events").where("emitter_id", "=", id).execute();
+    await deleteEmitterEvents(db, id);
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();
   });
 }

@@ -2,13 +2,12 @@
 // shared event-summary listing, which also checks that the workflow belongs to the caller.
 import type { Actor, Ctx } from "../context.js";
 import type { PageRequest } from "../../store/paginate.js";
-import type { EventSummaryPage } from "../events/event-summary.js";
-import { listEventSummaries } from "../events/list-event-summaries.js";
+import { readSummaryPage, type SummaryPageResult } from "../events/list-event-summaries.js";
 import { openEmitterTail, type LiveTail } from "../events/live-tail.js";
 import { findOwnedWorkflow } from "./manage-workflow.js";
 
-export async function listWorkflowEventSummaries({ ctx, actor, id, stream, page, expand }: { ctx: Ctx; actor: Actor; id: string; stream: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
-  return listEventSummaries({ ctx, table: "workflows", emitterId: id, userId: actor.userId, stream, page, expand });
+export async function listWorkflowEventSummaries({ ctx, actor, id, stream, page, expand, asObjects }: { ctx: Ctx; actor: Actor; id: string; stream: string; page: PageRequest; expand: boolean; asObjects: boolean }): Promise<SummaryPageResult> {
+  return readSummaryPage({ ctx, table: "workflows", emitterId: id, userId: actor.userId, stream, page, expand, asObjects });
 }
 
 /** Live tail of one stream of the workflow (SSE). */

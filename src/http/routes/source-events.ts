@@ -5,6 +5,7 @@ import { listSourceEventSummaries, openSourceTail, requestSourceEventDeletion } 
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
+import { wantsProjection } from "../projection.js";
 import { sendSummaryPage } from "../summary-page.js";
 import type { RouteModule } from "./index.js";
 
@@ -36,8 +37,8 @@ export const sourceEventRoutes: RouteModule = async (scope, { services }) => {
     },
     async (request, reply) => {
       const { expand, event_name } = request.query;
-      const page = await listSourceEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, eventName: event_name, page: pageRequest(request.query), expand: expandsEvent(expand) });
-      return sendSummaryPage(request, reply, page);
+      const page = await listSourceEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, eventName: event_name, page: pageRequest(request.query), expand: expandsEvent(expand), asObjects: wantsProjection(request) });
+      return sendSummaryPage(reply, page);
     },
   );
 

@@ -6,6 +6,7 @@ import { listWorkflowEventSummaries, openWorkflowTail } from "../../domain/workf
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest, expandsEvent } from "../common-schemas.js";
 import { streamEvents } from "../sse.js";
+import { wantsProjection } from "../projection.js";
 import { sendSummaryPage } from "../summary-page.js";
 import type { RouteModule } from "./index.js";
 import { EventSummary } from "./source-events.js";
@@ -34,8 +35,8 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request, reply) => {
-      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand) });
-      return sendSummaryPage(request, reply, page);
+      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand), asObjects: wantsProjection(request) });
+      return sendSummaryPage(reply, page);
     },
   );
 
@@ -51,8 +52,8 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request, reply) => {
-      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand) });
-      return sendSummaryPage(request, reply, page);
+      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand), asObjects: wantsProjection(request) });
+      return sendSummaryPage(reply, page);
     },
   );
 
