@@ -90,10 +90,25 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     await writeFile(join(dir, fileName), fileName.endsWith(".mjs") ? withRequire(rewritten) : rewritten);
   }
 
+  // Every execution asks for its code's folder: the SHA-256 of the code is remembered by the
+  // code's text (the same string each time, from the cache of runnable sources).
+  const hashes = new Map<string, Map<string, string>>();
+  function codeHash(code: string, codeUrl: string): string {
+    let byUrl = hashes.get(code);
+    let hash = byUrl?.get(codeUrl);
+    if (hash === undefined) {
+      hash = sha(`${code}\u0000${codeUrl}`);
+      if (hashes.size >= 1000) hashes.clear();
+      if (!byUrl) hashes.set(code, (byUrl = new Map()));
+      byUrl.set(codeUrl, hash);
+    }
+    return hash;
+  }
+
   return {
     accountDir: (userId) => join(options.dir, safeName(userId)),
     prepare({ userId, code, codeUrl }) {
-      const hash = sha(`${code}\u0000${codeUrl ?? ""}`);
+      const hash = codeHash(code, codeUrl ?? "");
       const key = `${userId}/${hash}`;
       let promise = prepared.get(key);
       if (!promise) {
