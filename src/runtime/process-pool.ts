@@ -73,6 +73,12 @@ const STDERR_TAIL = 4096;
  */
 const MAX_BATCH = 16;
 const BATCH_BUDGET_MS = 4;
+/**
+ * A runner that went idle is woken again no sooner than this unless a full batch waits for
+ * it. Under load the jobs of that moment then share one message instead of each waking the
+ * runner; a job waits at most this long, and not at all when the runner had been idle longer.
+ */
+const WAKE_GAP_MS = 1;
 let nextId = 1;
 
 function failure(kind: ExecutionFailure["kind"], message: string): ExecutionFailure {
@@ -93,6 +99,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   /** Recent execution time per key (moving average, ms): how long a batch may be. */
   const recentMs = new Map<string, number>();
   let dispatchScheduled = false;
+  let deferredDispatch: NodeJS.Timeout | undefined;
   let closed = false;
 
   const setOf = (key: string) => {
@@ -201,7 +208,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
 
   function becameIdle(runner: Runner): void {
     if (closed) return kill(runner, {});
-    runner.idleSince = Date.now();
+    runner.idleSince = performance.now();
     // A runner beyond the warm ones is stopped only after a short idle spell, not at once:
     // under steady load a runner is often idle for a moment between requests, and stopping
     // it there meant starting a new process (the costliest thing on the ingest path) soon after.
@@ -240,6 +247,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     });
   }
 
+  function deferDispatch(ms: number): void {
+    if (deferredDispatch || closed) return;
+    deferredDispatch = setTimeout(() => {
+      deferredDispatch = undefined;
+      scheduleDispatch();
+    }, Math.ceil(ms));
+  }
+
   function dispatchKey(key: string): void {
     const jobs = backlogOf(key);
     if (jobs.length === 0) {
@@ -260,9 +275,15 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     // Top up the busiest runners first: a message to a busy process is cheap, waking an idle
     // one is not, so work goes in fewer, fuller messages.
     const ready = live.filter((r) => r.ready).sort((a, b) => b.inflight.length - a.inflight.length);
+    const now = performance.now();
     for (const runner of ready) {
+      if (jobs.length === 0) break;
+      const wakeAt = runner.idleSince + WAKE_GAP_MS;
+      if (runner.inflight.length === 0 && jobs.length < batchSize && now < wakeAt) {
+        deferDispatch(wakeAt - now);
+        continue;
+      }
       const batch = jobs.splice(0, batchSize - runner.inflight.length);
-      if (jobs.length === 0 && batch.length === 0) break;
       if (batch.length > 0) send(runner, batch);
     }
     if (jobs.length === 0) backlog.delete(key);
@@ -293,6 +314,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     run,
     async close() {
       closed = true;
+      clearTimeout(deferredDispatch);
       const all = [...runners.values()].flatMap((set) => [...set]);
       await Promise.all(
         all.map(
