@@ -6,7 +6,7 @@
 // or "default" selects the default stream "", any other name that stream exactly. A
 // listener never receives its own events, inactive webhooks receive nothing, and the
 // delivery keeps its own copy of the event (events are trimmed and may be deleted).
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { StoredEvent } from "../domain/events/stored-event.js";
 import { streamOf } from "../domain/subscriptions/event-name.js";
 import { idPrefix, newId } from "../lib/ids.js";
@@ -31,19 +31,12 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   for (const [key, group] of groupByEmitter(events)) {
     const [userId, emitterId] = JSON.parse(key) as [string, string];
     const glob = `${idPrefix(emitterId)}_*`;
-    const subscriptions = await db
-      .selectFrom("subscriptions")
-      .select(["listener_id", "event_name"])
-      .where("user_id", "=", userId)
-      .where("emitter_id", "in", [emitterId, glob])
-      .where("listener_id", "!=", emitterId)
-      .execute();
+    const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob);
     if (subscriptions.length === 0) continue;
-    const active = await activeListeners(db, userId, subscriptions.map((s) => s.listener_id));
     for (const event of group) {
       const listeners = new Set<string>(); // exact id and glob may both match: deliver once
       for (const s of subscriptions) {
-        if (streamOf(s.event_name) !== event.stream || !active.has(s.listener_id)) continue;
+        if (streamOf(s.event_name) !== event.stream) continue;
         listeners.add(s.listener_id);
       }
       if (listeners.size === 0) continue;
@@ -84,13 +77,19 @@ function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {
   return groups;
 }
 
-/** Listeners that may receive: all sources and workflows, and webhooks that are active. */
-async function activeListeners(db: Kysely<Database>, userId: string, ids: string[]): Promise<Set<string>> {
-  const result = new Set(ids.filter((id) => idPrefix(id) !== "wh"));
-  const webhookIds = ids.filter((id) => idPrefix(id) === "wh");
-  if (webhookIds.length > 0) {
-    const rows = await db.selectFrom("webhooks").select("id").where("user_id", "=", userId).where("id", "in", webhookIds).where("active", "=", 1).execute();
-    for (const row of rows) result.add(row.id);
-  }
-  return result;
+/**
+ * The emitter's subscriptions whose listener may receive: every source and workflow, and
+ * webhooks of the same account that are active — one query, on the path of every emit.
+ */
+function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string): Promise<Array<{ listener_id: string; event_name: string }>> {
+  return db
+    .selectFrom("subscriptions as s")
+    .leftJoin("webhooks as w", (join) => join.onRef("w.id", "=", "s.listener_id").onRef("w.user_id", "=", "s.user_id"))
+    .select(["s.listener_id", "s.event_name"])
+    .where("s.user_id", "=", userId)
+    .where("s.emitter_id", "in", [emitterId, glob])
+    .where("s.listener_id", "!=", emitterId)
+    // substr, not LIKE: case-sensitive on both databases, as idPrefix is.
+    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")]))
+    .execute();
 }

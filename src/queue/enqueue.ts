@@ -31,14 +31,21 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     last_error: null,
     created_at: now,
   }));
-  for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
-  // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
-  // an in-process wake-up now would only claim before the rows are visible. SQLite: wake this
-  // process at once — its claim waits on the single connection until the transaction ends.
   const signal = wakeSignalFor(rows, now);
+  // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
+  // an in-process wake-up now would only claim before the rows are visible. It goes with the
+  // last chunk's INSERT (one round trip less on the path from emit to delivery). SQLite: wake
+  // this process at once — its claim waits on the single connection until the transaction ends.
   if (isPostgres(db)) {
-    await sql`select pg_notify(${JOBS_CHANNEL}, ${encodeWakeSignal(signal)})`.execute(db);
+    for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
+    const last = rows.slice(Math.floor((rows.length - 1) / CHUNK) * CHUNK);
+    await db
+      .with("inserted", (qc) => qc.insertInto("jobs").values(last))
+      .selectNoFrom(sql`pg_notify(${JOBS_CHANNEL}, ${encodeWakeSignal(signal)})`.as("notified"))
+      .execute();
     if (db.isTransaction) return;
+  } else {
+    for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
   }
   signalJobsAdded(signal);
 }
