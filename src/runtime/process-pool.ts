@@ -74,9 +74,10 @@ const STDERR_TAIL = 4096;
 const MAX_BATCH = 16;
 const BATCH_BUDGET_MS = 4;
 /**
- * A runner that went idle is woken again no sooner than this unless a full batch waits for
- * it. Under load the jobs of that moment then share one message instead of each waking the
- * runner; a job waits at most this long, and not at all when the runner had been idle longer.
+ * A runner that went idle is woken again for concurrent jobs no sooner than this, unless a
+ * full batch waits for it. Under load the jobs of that moment then share one message instead
+ * of each waking the runner; a job waits at most this long, and not at all when the runner
+ * had been idle longer or when it is the only one waiting.
  */
 const WAKE_GAP_MS = 1;
 let nextId = 1;
@@ -279,7 +280,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     for (const runner of ready) {
       if (jobs.length === 0) break;
       const wakeAt = runner.idleSince + WAKE_GAP_MS;
-      if (runner.inflight.length === 0 && jobs.length < batchSize && now < wakeAt) {
+      // A lone job (one client at a time) is never held back: only concurrent ones gain.
+      if (runner.inflight.length === 0 && jobs.length > 1 && jobs.length < batchSize && now < wakeAt) {
         deferDispatch(wakeAt - now);
         continue;
       }
