@@ -2,7 +2,7 @@
 // number of processes lease disjoint jobs without waiting on each other; wake-ups travel by
 // LISTEN/NOTIFY (a NOTIFY sent inside a transaction is delivered when it commits).
 import pg from "pg";
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database, JobsTable } from "../store/schema.js";
 import { queryNextDue } from "./next-due-query.js";
@@ -11,34 +11,43 @@ import { decodeWakeSignal, type WakeSignal } from "./wake.js";
 
 const RECONNECT_DELAY_MS = 1000;
 
-export function postgresQueueDialect(databaseUrl: string, logger: Logger): QueueDialect {
+/** The claim statement: its text never changes, so PostgreSQL can keep it prepared. */
+const CLAIM_SQL = `
+  update jobs set lease_token = $1, locked_until = $2, attempts = attempts + 1
+  where id in (
+    select id from jobs
+    where id in (
+      select id from (
+        select id, row_number() over (partition by coalesce(concurrency_key, id) order by run_at, id) as rn
+        from (
+          select id, run_at, concurrency_key from jobs
+          where type = $3 and run_at <= $4 and (locked_until is null or locked_until < $4)
+            and (concurrency_key is null or not (concurrency_key = any($5::text[])))
+          order by run_at limit $6
+        ) scan
+      ) ranked
+      where rn <= $7
+    )
+    and (locked_until is null or locked_until < $4)
+    order by run_at limit $8
+    for update skip locked
+  )
+  returning *`;
+
+/**
+ * `pool`: the store's pool, for the claim as a named prepared statement (planned once per
+ * connection: about half a millisecond less per claim, on the path from emit to delivery).
+ * Without it the claim goes through Kysely, unprepared.
+ */
+export function postgresQueueDialect(databaseUrl: string, logger: Logger, pool?: pg.Pool): QueueDialect {
   return {
     async claim(db: Kysely<Database>, r: ClaimRequest): Promise<JobsTable[]> {
       // As on SQLite (at most `perKey` per concurrency key among the earliest due jobs), then
       // row locks skipping jobs another worker is claiming; the lease is re-checked under lock.
       const perKey = r.perKey > 0 ? r.perKey : r.limit;
-      const result = await sql<JobsTable>`
-        update jobs set lease_token = ${r.token}, locked_until = ${r.now + r.leaseMs}, attempts = attempts + 1
-        where id in (
-          select id from jobs
-          where id in (
-            select id from (
-              select id, row_number() over (partition by coalesce(concurrency_key, id) order by run_at, id) as rn
-              from (
-                select id, run_at, concurrency_key from jobs
-                where type = ${r.type} and run_at <= ${r.now} and (locked_until is null or locked_until < ${r.now})
-                  and (concurrency_key is null or not (concurrency_key = any(${r.busyKeys}::text[])))
-                order by run_at limit ${claimScanSize(r.limit, r.perKey)}
-              ) scan
-            ) ranked
-            where rn <= ${perKey}
-          )
-          and (locked_until is null or locked_until < ${r.now})
-          order by run_at limit ${r.limit}
-          for update skip locked
-        )
-        returning *`.execute(db);
-      return result.rows;
+      const values = [r.token, r.now + r.leaseMs, r.type, r.now, r.busyKeys, claimScanSize(r.limit, r.perKey), perKey, r.limit];
+      if (pool) return (await pool.query<JobsTable>({ name: "sluice_claim_jobs", text: CLAIM_SQL, values })).rows;
+      return (await db.executeQuery(CompiledQuery.raw(CLAIM_SQL, values))).rows as JobsTable[];
     },
     nextDue(db, type, busyKeys) {
       return queryNextDue(db, type, busyKeys, (keys) => sql`select unnest(${keys}::text[])`);
