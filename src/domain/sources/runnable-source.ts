@@ -2,6 +2,7 @@
 // memory because the HTTP ingest path is hot. Updates and deletes in this process drop the
 // entry at once; entries also expire after a short time so other processes' changes show.
 import type { Ctx } from "../context.js";
+import type { SavedComponent } from "../components/component.js";
 import { findComponent } from "../components/find-component.js";
 import type { ComponentMetadata } from "../../runtime/contract.js";
 import { DB, resolveProps } from "./source-props.js";
@@ -26,6 +27,19 @@ export interface RunnableSource {
 }
 
 const byId = new Map<string, RunnableSource>();
+// Saved components never change (new code is a new component), so they need no expiry: a
+// source's periodic reload then reads only its own row.
+const components = new Map<string, SavedComponent>();
+const MAX_COMPONENTS = 1000;
+
+async function componentOf(ctx: Ctx, userId: string, componentId: string): Promise<SavedComponent> {
+  const cached = components.get(componentId);
+  if (cached && (cached.userId === null || cached.userId === userId)) return cached;
+  const component = await findComponent({ ctx, actor: { userId }, idOrKey: componentId });
+  if (components.size >= MAX_COMPONENTS) components.clear();
+  components.set(componentId, component);
+  return component;
+}
 const idByEndpoint = new Map<string, string>();
 
 export function forgetSource(id: string): void {
@@ -48,7 +62,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     forgetSource(id);
     return undefined;
   }
-  const component = await findComponent({ ctx, actor: { userId: row.user_id }, idOrKey: row.component_id });
+  const component = await componentOf(ctx, row.user_id, row.component_id);
   let props: Record<string, unknown> = {};
   try {
     props = resolveProps(component.metadata, JSON.parse(row.configured_props), 0).values;
