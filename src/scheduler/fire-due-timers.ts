@@ -75,7 +75,7 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, options: FireOpti
       .map((claim) => {
         // The run event's timestamp is when the run is due (now, for a catch-up run).
         const payload: TimerJobPayload = { sourceId: claim.id, timestamp: toUnixSeconds(claim.runAt) };
-        return { type: SOURCE_TIMER_JOB, userId: claim.userId, payload, runAt: claim.runAt };
+        return { type: SOURCE_TIMER_JOB, userId: claim.userId, concurrencyKey: claim.userId, payload, runAt: claim.runAt };
       });
     await queue.enqueue(tx, jobs);
     return jobs.map((job) => (job.payload as TimerJobPayload).sourceId);

@@ -11,6 +11,9 @@ export const SOURCE_RUN_JOB = "source.run";
 export const SOURCE_TIMER_JOB = "source.timer";
 export const EVENTS_DELETE_JOB = "events.delete";
 
+/** Timer runs of one account in flight at once in a worker (the runners a pool keeps warm per account). */
+export const TIMER_RUNS_PER_ACCOUNT = 2;
+
 export interface TimerJobPayload {
   sourceId: string;
   timestamp: number; // unix seconds
@@ -25,9 +28,12 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
     // make an accepted request emit twice.
     await runSource(deps, { sourceId: source.id, entry: "run", event: job.payload.event, inTransaction: job.complete });
   });
+  // Timer jobs carry their account as concurrency key: one account's many or slow timers
+  // cannot hold every slot while other accounts' runs come due, and a burst of due timers
+  // starts no more runner processes per account than the pool keeps warm.
   queue.handle(SOURCE_TIMER_JOB, async (job) => {
     await runTimer(deps, job.payload as TimerJobPayload);
-  });
+  }, { perKeyConcurrency: TIMER_RUNS_PER_ACCOUNT });
   queue.handle(EVENTS_DELETE_JOB, async (job) => {
     const payload = job.payload as { emitterId: string } & EventRange;
     await deleteEventRange(ctx.db, payload.emitterId, payload);
