@@ -1,6 +1,12 @@
 // Loads deliveries for the worker, grouped: a claim hands the worker dozens of jobs in one
 // turn of the event loop, and each used to load its delivery with its own query. Requests
 // made in the same turn (and while the previous group is loading) share one query.
+//
+// Deliveries are prefetched when their job is claimed, also those that must wait for a place
+// under their webhook's limit: when a place frees, the next delivery is already loaded and
+// its request starts at once. A prefetched row is used only while it is fresh (a second), so
+// a change of the webhook (disabled, new URL) reaches deliveries as soon as before, give or
+// take that second.
 import type { Kysely } from "kysely";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
@@ -16,8 +22,18 @@ export type LoadedDelivery = DeliveriesTable & {
 
 /** Rows per query, well under both databases' parameter limits. */
 const MAX_GROUP = 500;
+/** How long a prefetched row may be used instead of reading it again. */
+export const PREFETCH_MAX_AGE_MS = 1000;
+/** Past this many unused prefetches, stale ones are dropped (jobs that never ran here). */
+const PREFETCH_SWEEP_SIZE = 4096;
 
-export function deliveryLoader(db: Kysely<Database>): (deliveryId: string) => Promise<LoadedDelivery | undefined> {
+export interface DeliveryLoader {
+  load(deliveryId: string): Promise<LoadedDelivery | undefined>;
+  prefetch(deliveryId: string): void;
+}
+
+export function deliveryLoader(db: Kysely<Database>, now: () => number = () => performance.now()): DeliveryLoader {
+  const prefetched = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
   const pending = new Map<string, Array<{ resolve: (row: LoadedDelivery | undefined) => void; reject: (error: unknown) => void }>>();
   let scheduled = false;
   let loading = false;
@@ -58,8 +74,8 @@ export function deliveryLoader(db: Kysely<Database>): (deliveryId: string) => Pr
     }
   }
 
-  return (deliveryId) =>
-    new Promise((resolve, reject) => {
+  const request = (deliveryId: string) =>
+    new Promise<LoadedDelivery | undefined>((resolve, reject) => {
       const waiters = pending.get(deliveryId);
       if (waiters) waiters.push({ resolve, reject });
       else pending.set(deliveryId, [{ resolve, reject }]);
@@ -70,4 +86,25 @@ export function deliveryLoader(db: Kysely<Database>): (deliveryId: string) => Pr
         if (!loading) void drain();
       });
     });
+
+  function sweep(at: number): void {
+    for (const [id, entry] of prefetched) if (at - entry.at > PREFETCH_MAX_AGE_MS) prefetched.delete(id);
+  }
+
+  return {
+    prefetch(deliveryId) {
+      if (prefetched.has(deliveryId)) return;
+      const at = now();
+      if (prefetched.size >= PREFETCH_SWEEP_SIZE) sweep(at);
+      const row = request(deliveryId);
+      row.catch(() => undefined); // a failed prefetch is read again by load()
+      prefetched.set(deliveryId, { at, row });
+    },
+    load(deliveryId) {
+      const entry = prefetched.get(deliveryId);
+      prefetched.delete(deliveryId);
+      if (entry && now() - entry.at <= PREFETCH_MAX_AGE_MS) return entry.row.catch(() => request(deliveryId));
+      return request(deliveryId);
+    },
+  };
 }

@@ -40,12 +40,12 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const { ctx, queue } = options;
   const sender = options.sender ?? createWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
-  const loadDelivery = deliveryLoader(ctx.db);
+  const deliveries = deliveryLoader(ctx.db);
 
   async function run(job: Job): Promise<Result> {
     // The delivery and, for webhook listeners, the webhook of the same account; loaded
     // together with the other deliveries the same claim handed over.
-    const row = await loadDelivery(job.payload.deliveryId);
+    const row = await deliveries.load(job.payload.deliveryId);
     if (!row || row.status !== "pending") return; // done before, or resent as a new job
     const { wh_id, wh_url, wh_active, wh_signing_secret, wh_previous_secret, wh_previous_secret_expires_at, ...delivery } = row;
     if (idPrefix(delivery.listener_id) !== "wh") return toListener(delivery, job);
@@ -145,7 +145,11 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     return { retryAt };
   }
 
-  queue.handle(DELIVERY_JOB, run, { concurrency: options.concurrency ?? 512, perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY });
+  queue.handle(DELIVERY_JOB, run, {
+    concurrency: options.concurrency ?? 512,
+    perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY,
+    onClaimed: (payload: { deliveryId: string }) => deliveries.prefetch(payload.deliveryId),
+  });
   return {
     async stop() {
       sender.close();

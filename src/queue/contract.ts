@@ -52,10 +52,22 @@ export interface JobLease {
  */
 export type JobHandler = (job: Job) => Promise<void | { retryAt: number } | { completed: true }>;
 
+export interface HandleOptions {
+  /** Jobs of this type running at once in one worker. */
+  concurrency?: number;
+  perKeyConcurrency?: number;
+  /**
+   * Called with the payload of every job as soon as this worker claims it, before it may have
+   * to wait for its key: lets a handler start reading what the job will need (one query for
+   * all of a claim's jobs), so a freed place under a key goes to a job that is ready to run.
+   */
+  onClaimed?: (payload: any) => void;
+}
+
 export interface JobQueue {
   /** Adds jobs inside `db`, which may be an open transaction; they run once it commits. */
   enqueue(db: Kysely<Database>, jobs: NewJob[]): Promise<void>;
-  handle(type: string, handler: JobHandler, options?: { concurrency?: number; perKeyConcurrency?: number }): void;
+  handle(type: string, handler: JobHandler, options?: HandleOptions): void;
   start(): void;
   stop(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { Clock } from "../lib/clock.js";
 import { toError } from "../lib/errors.js";
 import { randomString } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
-import type { Job, JobHandler, JobLease, JobQueue, NewJob } from "./contract.js";
+import type { HandleOptions, Job, JobHandler, JobLease, JobQueue, NewJob } from "./contract.js";
 import { createBatcher } from "./batcher.js";
 import { completeJobs } from "./complete-jobs.js";
 import { enqueueJobs } from "./enqueue.js";
@@ -39,6 +39,7 @@ interface Registration {
   runningByKey: Map<string, number>;
   /** Claimed beyond their key's limit (a claim may overshoot a partly busy key). */
   waitingByKey: Map<string, JobsTable[]>;
+  onClaimed?: (payload: unknown) => void;
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
@@ -101,7 +102,7 @@ export class DbJobQueue implements JobQueue {
     return enqueueJobs(db, jobs, this.options.clock.now());
   }
 
-  handle(type: string, handler: JobHandler, options: { concurrency?: number; perKeyConcurrency?: number } = {}): void {
+  handle(type: string, handler: JobHandler, options: HandleOptions = {}): void {
     this.handlers.set(type, {
       handler,
       concurrency: options.concurrency ?? this.defaultConcurrency,
@@ -109,6 +110,7 @@ export class DbJobQueue implements JobQueue {
       perKey: options.perKeyConcurrency ?? 0,
       runningByKey: new Map(),
       waitingByKey: new Map(),
+      onClaimed: options.onClaimed,
     });
     this.wake();
   }
@@ -242,6 +244,13 @@ export class DbJobQueue implements JobQueue {
   private dispatch(row: JobsTable, registration: Registration): void {
     registration.running++;
     this.leases.set(row.id, row.lease_token!);
+    if (registration.onClaimed) {
+      try {
+        registration.onClaimed(JSON.parse(row.payload));
+      } catch (error) {
+        this.options.logger.warn({ err: error, jobId: row.id }, "onClaimed failed"); // the job still runs
+      }
+    }
     const key = registration.perKey > 0 ? row.concurrency_key : null;
     if (key !== null) {
       const running = registration.runningByKey.get(key) ?? 0;
