@@ -11,6 +11,9 @@
 // whole seconds, so it would hide the scheduler's own lateness behind a 1-s rounding.
 // Due times are observed in the database (the API does not show next_run_at): the first is
 // read once every source exists; the k-th run of a source is due at first + k × interval.
+// Two cycles are measured by default and also reported apart: the first run of each new
+// source, when its account's runners may have gone idle and must be started (a burst of
+// process starts), and the later runs of a steady load.
 import { rmSync } from "node:fs";
 import { call, createAccount } from "./lib/api.js";
 import { openObserverDatabase, type ObserverDatabase } from "./lib/observer-database.js";
@@ -42,11 +45,23 @@ export interface TimerBenchReport {
   p99Ms: number;
   maxMs: number;
   minMs: number;
+  /** The same, for each source's first run and for its later runs apart. */
+  firstRuns: DriftFigures;
+  laterRuns: DriftFigures;
+}
+
+export interface DriftFigures {
+  runs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
 export interface TimerBenchOptions {
   sources?: number;
   intervalSeconds?: number;
+  /** Cycles of the last-made source measured (every earlier source gets at least as many). */
+  cycles?: number;
   accounts?: number;
   /** A PostgreSQL URL for Sluice's storage; SQLite in a fresh data directory when absent. */
   database?: string;
@@ -57,6 +72,11 @@ export interface TimerBenchOptions {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function figures(drifts: number[]): DriftFigures {
+  const sorted = [...drifts].sort((a, b) => a - b);
+  return { runs: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1] ?? NaN };
 }
 
 /** Runs `task(i)` for i in 0..count-1 with at most `width` at a time. */
@@ -72,6 +92,7 @@ async function inParallel(count: number, width: number, task: (i: number) => Pro
 export async function runTimerBench(options: TimerBenchOptions = {}): Promise<TimerBenchReport> {
   const sourceCount = options.sources ?? Number(process.env.BENCH_TIMER_SOURCES ?? 10_000);
   const intervalSeconds = options.intervalSeconds ?? Number(process.env.BENCH_TIMER_INTERVAL_SECONDS ?? 60);
+  const cycles = Math.max(1, options.cycles ?? Number(process.env.BENCH_TIMER_CYCLES ?? 2));
   const accountCount = Math.max(1, Math.min(options.accounts ?? 10, sourceCount));
   const progress = options.progress ?? (() => undefined);
   const intervalMs = intervalSeconds * 1000;
@@ -116,8 +137,8 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
     }
     if (firstDue.size !== sourceCount) throw new Error(`expected ${sourceCount} timers, found ${firstDue.size}`);
 
-    // The window: every due time up to the last source's first one.
-    const windowEnd = Math.max(...firstDue.values());
+    // The window: every due time up to the last source's last measured one.
+    const windowEnd = Math.max(...firstDue.values()) + (cycles - 1) * intervalMs;
     let expected = 0;
     for (const first of firstDue.values()) expected += Math.floor((windowEnd - first) / intervalMs) + 1;
 
@@ -125,6 +146,8 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       const events = await db.selectFrom("events").select(["emitter_id", "event"]).where("stream", "=", "").execute();
       const runsByDue = new Map<string, number>(); // `${source}:${k}` → runs
       const drifts: number[] = [];
+      const firstDrifts: number[] = [];
+      const laterDrifts: number[] = [];
       let unexpected = 0;
       let doubleFired = 0;
       for (const row of events) {
@@ -143,9 +166,12 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
         const runs = (runsByDue.get(key) ?? 0) + 1;
         runsByDue.set(key, runs);
         if (runs > 1) doubleFired++;
-        else drifts.push(startedAt - due);
+        else {
+          drifts.push(startedAt - due);
+          (k === 0 ? firstDrifts : laterDrifts).push(startedAt - due);
+        }
       }
-      return { fired: runsByDue.size, doubleFired, unexpected, drifts };
+      return { fired: runsByDue.size, doubleFired, unexpected, drifts, firstDrifts, laterDrifts };
     };
 
     // Wait for the window to close, then for its last runs (or give up after a grace period).
@@ -177,6 +203,8 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       p99Ms: percentile(drifts, 99),
       maxMs: drifts[drifts.length - 1] ?? NaN,
       minMs: drifts[0] ?? NaN,
+      firstRuns: figures(result.firstDrifts),
+      laterRuns: figures(result.laterDrifts),
     };
   } finally {
     await observer?.close();
