@@ -5,10 +5,16 @@ export interface Batcher<T> {
   add(item: T): Promise<void>;
 }
 
-export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch = 500): Batcher<T> {
+/**
+ * `lingerMs`: how long the first item of a group waits for others (0: until the end of this
+ * round of I/O). Worth it only for writes nobody waits on to go on, where fewer, larger
+ * groups mean fewer commits; a group reaching `maxBatch` is written at once.
+ */
+export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch = 500, lingerMs = 0): Batcher<T> {
   let pending: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
   let scheduled = false;
   let flushing = false;
+  let timer: NodeJS.Timeout | undefined;
 
   async function drain(): Promise<void> {
     flushing = true;
@@ -32,12 +38,21 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch 
     add(item: T): Promise<void> {
       return new Promise<void>((resolve, reject) => {
         pending.push({ item, resolve, reject });
-        if (flushing || scheduled) return;
-        scheduled = true;
-        setImmediate(() => {
+        if (flushing) return;
+        if (timer && pending.length >= maxBatch) {
+          clearTimeout(timer);
+          timer = undefined;
           scheduled = false;
+        }
+        if (scheduled) return;
+        scheduled = true;
+        const start = () => {
+          scheduled = false;
+          timer = undefined;
           if (!flushing) void drain();
-        });
+        };
+        if (lingerMs > 0 && pending.length < maxBatch) timer = setTimeout(start, lingerMs);
+        else setImmediate(start);
       });
     },
   };
