@@ -268,26 +268,29 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     // How many jobs a runner may hold (running and queued behind): until the key's executions
     // were timed, one.
     const batchSize = avgMs === undefined ? 1 : Math.max(1, Math.min(MAX_BATCH, Math.floor(batchBudgetMs / avgMs)));
-    // New runners only for work the live ones would not get through within the budget: a
-    // start costs far more than waiting behind a few short jobs.
-    const queued = jobs.length + live.reduce((n, r) => n + r.inflight.length, 0);
-    const wanted = avgMs === undefined ? queued : Math.ceil((queued * avgMs) / batchBudgetMs);
-    for (let n = Math.min(wanted - live.length, maxPerKey - set.size); n > 0; n--) spawn(key);
     // Top up the busiest runners first: a message to a busy process is cheap, waking an idle
     // one is not, so work goes in fewer, fuller messages.
     const ready = live.filter((r) => r.ready).sort((a, b) => b.inflight.length - a.inflight.length);
     const now = performance.now();
+    let heldBack = 0;
     for (const runner of ready) {
+      const room = batchSize - runner.inflight.length;
       if (jobs.length === 0) break;
+      if (room <= 0) continue;
       const wakeAt = runner.idleSince + WAKE_GAP_MS;
       // A lone job (one client at a time) is never held back: only concurrent ones gain.
       if (runner.inflight.length === 0 && jobs.length > 1 && jobs.length < batchSize && now < wakeAt) {
+        heldBack += room;
         deferDispatch(wakeAt - now);
         continue;
       }
-      const batch = jobs.splice(0, batchSize - runner.inflight.length);
-      if (batch.length > 0) send(runner, batch);
+      send(runner, jobs.splice(0, room));
     }
+    // New runners only for jobs that no live runner can take: a start costs far more than
+    // waiting behind a few short jobs, and a burst of starts slows every execution down.
+    const starting = live.length - ready.length;
+    const uncovered = jobs.length - heldBack - starting * batchSize;
+    for (let n = Math.min(Math.ceil(uncovered / batchSize), maxPerKey - set.size); n > 0; n--) spawn(key);
     if (jobs.length === 0) backlog.delete(key);
   }
 

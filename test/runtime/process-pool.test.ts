@@ -76,6 +76,15 @@ describe("process pool", () => {
     assert.ok(new Set(results.map((r) => r.pid)).size > 1, "more runners were started");
   });
 
+  it("starts no runner while a live one can take the job, however slow the jobs are", async () => {
+    const p = pool(4, 5);
+    const count = () => spawned.filter((key) => key === "busy-burst").length;
+    await p.run("busy-burst", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: slow
+    assert.equal(count(), 1);
+    for (let i = 0; i < 3; i++) await p.run("busy-burst", { type: "sleep", payload: { ms: 50 } }, { timeoutMs: 5000 });
+    assert.equal(count(), 1, "one job at a time: the idle runner takes each");
+  });
+
   it("a job that times out fails alone: the jobs behind it run on a new runner", async () => {
     const p = pool(1);
     await p.run("b", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
