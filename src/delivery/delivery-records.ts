@@ -9,9 +9,9 @@ import type { Database, DeliveriesTable } from "../store/schema.js";
 
 export const ATTEMPT_EXCERPT_CHARS = 2048;
 /**
- * Successes wait this long for others to share their commit: nothing waits on them (the
- * endpoint has answered and its place is already free), and under load each commit then
- * carries a few dozen deliveries instead of a dozen.
+ * Under load, successes wait this long for others to share their commit: nothing waits on
+ * them (the endpoint has answered and its place is already free), and each commit then
+ * carries a few dozen deliveries instead of a dozen. A lone success is written at once.
  */
 const SUCCESS_LINGER_MS = 5;
 

@@ -6,15 +6,18 @@ export interface Batcher<T> {
 }
 
 /**
- * `lingerMs`: how long the first item of a group waits for others (0: until the end of this
- * round of I/O). Worth it only for writes nobody waits on to go on, where fewer, larger
- * groups mean fewer commits; a group reaching `maxBatch` is written at once.
+ * `lingerMs`: under load (the previous group had several items), how long the first item of
+ * a group waits for others; otherwise, and with 0, it waits until the end of this round of
+ * I/O. Worth it only for writes nobody waits on to go on, where fewer, larger groups mean
+ * fewer commits; a lone write is not held back to land on the path of the next piece of
+ * work. A group reaching `maxBatch` is written at once.
  */
 export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch = 500, lingerMs = 0): Batcher<T> {
   let pending: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
   let scheduled = false;
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
+  let lastGroupSize = 0;
 
   async function drain(): Promise<void> {
     flushing = true;
@@ -22,6 +25,7 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch 
       while (pending.length > 0) {
         const group = pending.slice(0, maxBatch);
         pending = pending.slice(group.length);
+        lastGroupSize = group.length;
         try {
           await flush(group.map((entry) => entry.item));
           for (const entry of group) entry.resolve();
@@ -51,7 +55,7 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch 
           timer = undefined;
           if (!flushing) void drain();
         };
-        if (lingerMs > 0 && pending.length < maxBatch) timer = setTimeout(start, lingerMs);
+        if (lingerMs > 0 && lastGroupSize > 1 && pending.length < maxBatch) timer = setTimeout(start, lingerMs);
         else setImmediate(start);
       });
     },

@@ -5,21 +5,26 @@ import { describe, it } from "node:test";
 import { createBatcher } from "../../src/queue/batcher.js";
 
 describe("batcher", () => {
-  it("groups items added within the linger into one flush", async () => {
+  it("under load, groups items added within the linger into one flush; a lone item is not held", async () => {
     const flushed: number[][] = [];
-    const batcher = createBatcher<number>(async (items) => void flushed.push(items), 100, 20);
-    const first = batcher.add(1);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await Promise.all([first, batcher.add(2), batcher.add(3)]);
-    assert.deepEqual(flushed, [[1, 2, 3]]);
+    const batcher = createBatcher<number>(async (items) => void flushed.push(items), 100, 200);
+    const started = Date.now();
+    await batcher.add(0);
+    assert.ok(Date.now() - started < 100, "a lone item is written at the end of the turn");
+    await Promise.all([batcher.add(1), batcher.add(2)]); // one turn: a group of two
+    const first = batcher.add(3);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all([first, batcher.add(4), batcher.add(5)]);
+    assert.deepEqual(flushed, [[0], [1, 2], [3, 4, 5]]);
   });
 
   it("writes a full group at once, without waiting out the linger", async () => {
     const flushed: number[][] = [];
     const batcher = createBatcher<number>(async (items) => void flushed.push(items), 3, 60_000);
+    await Promise.all([1, 2].map((n) => batcher.add(n)));
     const started = Date.now();
-    await Promise.all([1, 2, 3].map((n) => batcher.add(n)));
-    assert.deepEqual(flushed, [[1, 2, 3]]);
+    await Promise.all([3, 4, 5].map((n) => batcher.add(n)));
+    assert.deepEqual(flushed, [[1, 2], [3, 4, 5]]);
     assert.ok(Date.now() - started < 1000);
   });
 
