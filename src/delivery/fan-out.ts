@@ -11,7 +11,9 @@ import type { StoredEvent } from "../domain/events/stored-event.js";
 import { streamOf } from "../domain/subscriptions/event-name.js";
 import { idPrefix, newId } from "../lib/ids.js";
 import { enqueueJobs } from "../queue/enqueue.js";
+import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
+import { scopeOf } from "../store/transaction-scope.js";
 import { deliveryJobs } from "./delivery-job-type.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
@@ -77,12 +79,9 @@ function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {
   return groups;
 }
 
-/**
- * The emitter's subscriptions whose listener may receive: every source and workflow, and
- * webhooks of the same account that are active — one query, on the path of every emit.
- */
-function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string): Promise<Array<{ listener_id: string; event_name: string }>> {
-  return db
+// On the path of every emit: prepared once (store/prepared-query.ts).
+const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glob: string) =>
+  db
     .selectFrom("subscriptions as s")
     .leftJoin("webhooks as w", (join) => join.onRef("w.id", "=", "s.listener_id").onRef("w.user_id", "=", "s.user_id"))
     .select(["s.listener_id", "s.event_name"])
@@ -90,6 +89,22 @@ function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId:
     .where("s.emitter_id", "in", [emitterId, glob])
     .where("s.listener_id", "!=", emitterId)
     // substr, not LIKE: case-sensitive on both databases, as idPrefix is.
-    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")]))
-    .execute();
+    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")])),
+);
+
+type Listening = Array<{ listener_id: string; event_name: string }>;
+
+/**
+ * The emitter's subscriptions whose listener may receive: every source and workflow, and
+ * webhooks of the same account that are active — one query, read once per grouped
+ * transaction (its units are mostly executions of the same emitter).
+ */
+async function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string): Promise<Listening> {
+  const memo = scopeOf(db)?.memo;
+  const key = `listening:${userId}:${emitterId}`;
+  const known = memo?.get(key) as Listening | undefined;
+  if (known) return known;
+  const rows = (await listeningQuery(db, userId, emitterId, glob)).rows;
+  memo?.set(key, rows);
+  return rows;
 }
