@@ -132,6 +132,23 @@ for (const dialect of DIALECTS) {
       assert.equal(error.event.error.message, "failed after responding");
     });
 
+    it("a response given before the run times out is still sent; the timeout goes to $errors", async () => {
+      const code = `export default {
+        name: "respond-then-hang",
+        props: { http: { type: "$.interface.http", customResponse: true } },
+        async run() {
+          this.http.respond({ status: 200, body: { early: true } });
+          await new Promise(() => {}); // never ends: killed at the 2 s limit
+        },
+      };`;
+      const source = await createSource(account.api, { component_code: code });
+      const res = await post(source.configured_props.http.endpoint_url, {});
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { early: true });
+      const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
+      assert.match(error.event.error.name, /Timeout/);
+    });
+
     it("a custom response with a status outside 100..599 is an error of the code: 500 naming it, and $errors", async () => {
       const code = `export default {
         name: "bad-status",

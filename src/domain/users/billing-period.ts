@@ -21,6 +21,13 @@ export function billingPeriod(createdAtMs: number, nowMs: number): { startMs: nu
   return { startMs, endMs };
 }
 
+// Asked on every execution (usage, quotas): the day's bounds are remembered.
+let day = { startMs: 0, endMs: 0, name: "" };
+
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (ms < day.startMs || ms >= day.endMs) {
+    const startMs = ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+    day = { startMs, endMs: startMs + 86_400_000, name: new Date(startMs).toISOString().slice(0, 10) };
+  }
+  return day.name;
 }
