@@ -34,8 +34,9 @@ export function formatValidationErrors(errors: FastifySchemaValidationError[], d
 
 /** Requests to routes with a body schema may omit the body: it is then an empty object. */
 export function installEmptyBodyDefault(app: FastifyInstance): void {
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
   });
 }
 
@@ -57,10 +58,12 @@ function pathOfNul(value: unknown, path: string, depth = 0): string | undefined 
  * the scopes that store them as text (the authenticated and admin API).
  */
 export function installNulGuard(scope: FastifyInstance, parts: ("params" | "query" | "body")[]): void {
-  scope.addHook("preValidation", async (request) => {
+  // A callback hook, not a promise: it runs on every request.
+  scope.addHook("preValidation", (request, _reply, done) => {
     for (const part of parts) {
       const where = pathOfNul(request[part], part);
-      if (where) throw new ServiceError("VALIDATION", `${where} must not contain NUL characters`);
+      if (where) return done(new ServiceError("VALIDATION", `${where} must not contain NUL characters`));
     }
+    done();
   });
 }
