@@ -1,7 +1,8 @@
 // Timer drift (DESIGN.md §8: 10,000 active interval sources fire on time, drift p99 ≤ 1 s).
 // Sluice runs in its own process exactly as `npm start` runs it. The timers are ordinary
 // sources made through the public API, spread over several accounts (so several per-account
-// runner pools take part); their code emits the moment its run() started.
+// runner pools take part) at an even pace over one interval, as sources made over time are;
+// their code emits the moment its run() started.
 //
 // Drift of a run = the moment its run() started in the runner (Date.now(), the same machine
 // clock as the service's) − the due time that run consumed: the source's next_run_at when the
@@ -31,8 +32,9 @@ export interface TimerBenchReport {
   sources: number;
   accounts: number;
   intervalSeconds: number;
-  /** How long making the sources over the API took. */
+  /** How long making the sources over the API took (paced over spreadSeconds). */
   createSeconds: number;
+  spreadSeconds: number;
   /** Runs due in the measured window (every source at least once), and what happened to them. */
   expected: number;
   fired: number;
@@ -63,6 +65,8 @@ export interface TimerBenchOptions {
   /** Cycles of the last-made source measured (every earlier source gets at least as many). */
   cycles?: number;
   accounts?: number;
+  /** Over how long the sources are made (their due times spread as much); one interval by default. */
+  spreadSeconds?: number;
   /** A PostgreSQL URL for Sluice's storage; SQLite in a fresh data directory when absent. */
   database?: string;
   serverEnv?: Record<string, string>;
@@ -94,6 +98,7 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
   const intervalSeconds = options.intervalSeconds ?? Number(process.env.BENCH_TIMER_INTERVAL_SECONDS ?? 60);
   const cycles = Math.max(1, options.cycles ?? Number(process.env.BENCH_TIMER_CYCLES ?? 2));
   const accountCount = Math.max(1, Math.min(options.accounts ?? 10, sourceCount));
+  const spreadSeconds = options.spreadSeconds ?? Number(process.env.BENCH_TIMER_SPREAD_SECONDS ?? intervalSeconds);
   const progress = options.progress ?? (() => undefined);
   const intervalMs = intervalSeconds * 1000;
 
@@ -117,8 +122,15 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       }),
     );
     // Source i belongs to account i mod accounts; the first of each account exists already.
+    // Sources are made at an even pace over `spreadSeconds` (one interval by default), so their
+    // due times spread over the interval as those of sources made over time do: the steady
+    // state of 10,000 active timers, 10,000 / interval runs a second. Made all at once, every
+    // timer would come due in the same few seconds of each interval instead.
     const remaining = sourceCount - accountCount;
+    const paceMs = (spreadSeconds * 1000) / Math.max(1, remaining);
     await inParallel(remaining, 16, async (i) => {
+      const slot = createStart + i * paceMs;
+      if (slot > Date.now()) await new Promise((resolve) => setTimeout(resolve, slot - Date.now()));
       const account = accounts[(i + accountCount) % accountCount]!;
       await call(sluice.url, "POST", "/sources", { key: account.key, json: { component_id: account.componentId, configured_props: { timer: { intervalSeconds } } } });
       if ((i + 1) % 1000 === 0) progress(`created ${i + 1 + accountCount} sources`);
@@ -194,6 +206,7 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       accounts: accountCount,
       intervalSeconds,
       createSeconds: Math.round(createSeconds * 10) / 10,
+      spreadSeconds,
       expected,
       fired: result.fired,
       missed: expected - result.fired,
