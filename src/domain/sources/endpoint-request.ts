@@ -4,6 +4,7 @@
 import { notFound } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 import type { JobQueue } from "../../queue/contract.js";
+import { inGroupTransaction } from "../../store/group-commit.js";
 import { assertWithinQuota } from "../usage/quota.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import { runnableByEndpoint } from "./runnable-source.js";
@@ -41,7 +42,9 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
   await assertWithinQuota(ctx, source.userId);
   const event = eventOf(deps.request);
   if (!source.customResponse) {
-    await deps.queue.enqueue(ctx.db, [{ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }]);
+    // Requests accepted close together share a commit (group commit); each is answered only
+    // once its own job is committed.
+    await inGroupTransaction(ctx.db, (tx) => deps.queue.enqueue(tx, [{ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }]));
     return { kind: "accepted" };
   }
   // The response the code gave is sent once the run's events are stored: a 2xx means they

@@ -5,6 +5,7 @@ import type { HttpResponseRecord } from "../../runtime/contract.js";
 import { notFound } from "../../lib/errors.js";
 import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
 import { assertWithinQuota } from "../usage/quota.js";
+import { inGroupTransaction } from "../../store/group-commit.js";
 
 export interface IncomingRequest {
   endpointKey: string;
@@ -49,7 +50,8 @@ export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: Incomin
 
   if (workflow.custom_response !== 1) {
     const job: WorkflowRunJob = { userId: workflow.user_id, workflowId: workflow.id, event, trigger: "http", hops: 0 };
-    await deps.queue.enqueue(ctx.db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
+    // Requests accepted close together share a commit, as for sources (endpoint-request.ts).
+    await inGroupTransaction(ctx.db, (tx) => deps.queue.enqueue(tx, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]));
     return ACCEPTED_RESPONSE;
   }
 
