@@ -2,7 +2,7 @@
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
 // workflows both store their events here. In a grouped transaction (store/group-commit.ts)
 // the emitter's newest id is read once and each stream is trimmed once, before the commit.
-import { sql, type Kysely } from "kysely";
+import { SqliteAdapter, sql, type Kysely } from "kysely";
 import { fanOut } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { preparedQuery } from "../../store/prepared-query.js";
@@ -67,6 +67,10 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     await db.insertInto("events").values(rows).execute();
   }
   scopeOf(db)?.memo.set(floorKey(input.emitterId), floor);
+  if (isSqlite(db)) {
+    if (storedHere.size >= 100_000) storedHere.clear();
+    storedHere.add(input.emitterId);
+  }
   for (const stream of new Set(rows.map((r) => r.stream))) {
     await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, async () => {
       await trimStream(db, input.emitterId, stream);
@@ -78,8 +82,14 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
 
 const floorKey = (emitterId: string) => `floor:${emitterId}`;
 
+// On SQLite this process is the only writer: once it stored an event of an emitter, every id
+// it makes later is higher (event-ids.ts), so the emitter's newest id need not be read again.
+const storedHere = new Set<string>();
+const isSqlite = (db: Kysely<Database>) => db.getExecutor().adapter instanceof SqliteAdapter;
+
 /** The emitter's newest stored id: read once per transaction, then kept by appendEvents. */
 async function floorOf(db: Kysely<Database>, emitterId: string): Promise<EventKey | undefined> {
+  if (storedHere.has(emitterId) && isSqlite(db)) return undefined;
   const memo = scopeOf(db)?.memo;
   if (memo?.has(floorKey(emitterId))) return memo.get(floorKey(emitterId)) as EventKey | undefined;
   const newest = (await newestOfEmitter(db, emitterId)).rows[0];
