@@ -51,7 +51,7 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
   // are accepted, so they must survive a crash right after it (DESIGN.md §5). Code that
   // responds and then fails still gets its response sent; its error goes to $errors.
   let response: HttpResponseRecord | undefined;
-  const result = await runSource(deps, { sourceId: source.id, entry: "run", event, onResponse: (given) => (response ??= given) });
+  const result = await runSource(deps, { sourceId: source.id, source, entry: "run", event, onResponse: (given) => (response ??= given) });
   if (!result) throw notFound();
   response ??= result.response;
   if (response) return { kind: "response", response };

@@ -23,7 +23,7 @@ export interface RunRequest {
   entry: ExecuteRequest["entry"];
   event?: unknown;
   onResponse?: (response: HttpResponseRecord) => void;
-  /** Use this instead of the cached source (lifecycle hooks of code being replaced). */
+  /** Use this instead of looking the source up (lifecycle hooks of code being replaced, or a caller that just did). */
   source?: RunnableSource;
   /** Runs inside the transaction that stores the results (a queue job completing itself). */
   inTransaction?: (tx: Kysely<Database>) => Promise<void>;

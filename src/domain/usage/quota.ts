@@ -30,11 +30,12 @@ const farBelow = new Map<string, { day: string; at: number }>();
 
 /** A message saying which quota is exhausted, or undefined when the account may run. */
 export async function quotaExceeded(ctx: Ctx, userId: string): Promise<string | undefined> {
-  if ((await planOf(ctx, userId)) !== "free") return undefined;
   const now = ctx.clock.now();
   const day = utcDay(now);
   const known = farBelow.get(userId);
+  // Far below (which implies the free plan was read recently): nothing to wait for.
   if (known && known.day === day && performance.now() - known.at < USAGE_TTL_MS) return undefined;
+  if ((await planOf(ctx, userId)) !== "free") return undefined;
   const usage = await ctx.db.selectFrom("usage_daily").select(["invocations", "compute_ms"]).where("user_id", "=", userId).where("day", "=", day).executeTakeFirst();
   const invocations = Number(usage?.invocations ?? 0);
   const computeMs = Number(usage?.compute_ms ?? 0);
