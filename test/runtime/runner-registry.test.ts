@@ -116,3 +116,22 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     }
   });
 });
+
+// A runner whose service is gone exits by itself, also when the service went away before the
+// runner was even ready: it used to spin at full CPU, reporting the closed channel's error
+// over that same channel, forever.
+describe("a runner without its service", () => {
+  const runner = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "runtime", "child", "main.js");
+
+  it("exits when the service is gone before the runner is ready", async () => {
+    // A stand-in service: starts a runner and exits at once, printing the runner's pid.
+    const service = `const { fork } = require("node:child_process"); const child = fork(${JSON.stringify(runner)}, [], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "json" }); console.log(child.pid); process.exit(0);`;
+    const pid = Number(spawnSync(process.execPath, ["-e", service], { encoding: "utf8" }).stdout.trim());
+    assert.ok(pid > 0);
+    try {
+      await until(() => !alive(pid), 10_000);
+    } finally {
+      if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+});

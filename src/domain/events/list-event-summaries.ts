@@ -18,67 +18,57 @@ function cursorKey(cursor: string) {
 /** The tables of emitters whose streams are listed: an emitter belongs to its row's user. */
 export type EmitterTable = "sources" | "workflows";
 
-type PageQueries = ReturnType<typeof pageQueries>;
-
 // The count and the owner check are one query, the page another: measured on SQLite, one
 // statement joining both was slower than the two (the page had to be materialised and sorted
-// again). Both are prepared once per dialect (store/prepared-query.ts).
-function pageQueries(table: EmitterTable) {
-  const columns = ["id", "ms", "event", "metadata"] as const;
-  return {
-    /** No row when the emitter is not the user's; otherwise the stream's count. */
-    countOwned: preparedQuery((db, emitterId: string, userId: string, stream: string) =>
-      db
-        .selectFrom(table)
-        .select((eb) => eb.selectFrom("events").select(eb.fn.countAll().as("c")).where("emitter_id", "=", emitterId).where("stream", "=", stream).as("n"))
-        .where("id", "=", emitterId)
-        .where("user_id", "=", userId),
-    ),
-    newest: preparedQuery((db, emitterId: string, stream: string, limit: number) =>
-      db.selectFrom("events").select(columns).where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(limit),
-    ),
-    after: preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
-      db
-        .selectFrom("events")
-        .select(columns)
-        .where("emitter_id", "=", emitterId)
-        .where("stream", "=", stream)
-        .where((eb) => eb.or([eb("ms", "<", ms), eb.and([eb("ms", "=", ms), eb("seq", "<", seq)])]))
-        .orderBy("ms", "desc")
-        .orderBy("seq", "desc")
-        .limit(limit),
-    ),
-    before: preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
-      db
-        .selectFrom("events")
-        .select(columns)
-        .where("emitter_id", "=", emitterId)
-        .where("stream", "=", stream)
-        .where((eb) => eb.or([eb("ms", ">", ms), eb.and([eb("ms", "=", ms), eb("seq", ">", seq)])]))
-        .orderBy("ms", "asc")
-        .orderBy("seq", "asc")
-        .limit(limit),
-    ),
-  };
-}
+// again). All are prepared once per dialect (store/prepared-query.ts).
 
-const PAGE_QUERIES: Record<EmitterTable, PageQueries> = { sources: pageQueries("sources"), workflows: pageQueries("workflows") };
+/** No row when the emitter is not the user's; otherwise the stream's count. */
+const countOwned = (table: EmitterTable) =>
+  preparedQuery((db, emitterId: string, userId: string, stream: string) =>
+    db
+      .selectFrom(table)
+      .select((eb) => eb.selectFrom("events").select(eb.fn.countAll().as("c")).where("emitter_id", "=", emitterId).where("stream", "=", stream).as("n"))
+      .where("id", "=", emitterId)
+      .where("user_id", "=", userId),
+  );
+const COUNT_OWNED = { sources: countOwned("sources"), workflows: countOwned("workflows") };
+
+const COLUMNS = ["id", "ms", "event", "metadata"] as const;
+const newestPage = preparedQuery((db, emitterId: string, stream: string, limit: number) =>
+  db.selectFrom("events").select(COLUMNS).where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(limit),
+);
+/** Older than the cursor, newest first ("desc", after=), or newer, oldest first ("asc", before=). */
+const pageBeyond = (order: "asc" | "desc") => {
+  const beyond = order === "desc" ? "<" : ">";
+  return preparedQuery((db, emitterId: string, stream: string, ms: number, seq: number, limit: number) =>
+    db
+      .selectFrom("events")
+      .select(COLUMNS)
+      .where("emitter_id", "=", emitterId)
+      .where("stream", "=", stream)
+      .where((eb) => eb.or([eb("ms", beyond, ms), eb.and([eb("ms", "=", ms), eb("seq", beyond, seq)])]))
+      .orderBy("ms", order)
+      .orderBy("seq", order)
+      .limit(limit),
+  );
+};
+const pageAfter = pageBeyond("desc");
+const pageBefore = pageBeyond("asc");
 
 /** A page of the stream of an emitter of `table` owned by `userId`; not found otherwise. */
 export async function listEventSummaries({ ctx, table, emitterId, userId, stream, page, expand }: { ctx: Ctx; table: EmitterTable; emitterId: string; userId: string; stream: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
-  const queries = PAGE_QUERIES[table];
-  const owned = (await queries.countOwned(ctx.db, emitterId, userId, stream)).rows[0];
+  const owned = (await COUNT_OWNED[table](ctx.db, emitterId, userId, stream)).rows[0];
   if (!owned) throw notFound();
   let rows: EventRow[];
   if (page.before) {
     const { ms, seq } = cursorKey(page.before);
-    rows = (await queries.before(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
+    rows = (await pageBefore(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
     rows.reverse();
   } else if (page.after) {
     const { ms, seq } = cursorKey(page.after);
-    rows = (await queries.after(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
+    rows = (await pageAfter(ctx.db, emitterId, stream, ms, seq, page.limit)).rows;
   } else {
-    rows = (await queries.newest(ctx.db, emitterId, stream, page.limit)).rows;
+    rows = (await newestPage(ctx.db, emitterId, stream, page.limit)).rows;
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
