@@ -8,6 +8,7 @@
 // a change of the webhook (disabled, new URL) reaches deliveries as soon as before, give or
 // take that second.
 import type { Kysely } from "kysely";
+import { createBatcher } from "../queue/batcher.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
 /** A delivery and, for webhook listeners, its webhook of the same account (null fields when none). */
@@ -34,9 +35,12 @@ export interface DeliveryLoader {
 
 export function deliveryLoader(db: Kysely<Database>, now: () => number = () => performance.now()): DeliveryLoader {
   const prefetched = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
-  const pending = new Map<string, Array<{ resolve: (row: LoadedDelivery | undefined) => void; reject: (error: unknown) => void }>>();
-  let scheduled = false;
-  let loading = false;
+  // Loads requested in one turn share one query (queue/batcher.ts); an id asked twice is read once.
+  const loads = createBatcher<string, LoadedDelivery | undefined>(async (ids) => {
+    const rows = await loadGroup([...new Set(ids)]);
+    return ids.map((id) => rows.get(id));
+  }, MAX_GROUP);
+  const request = (deliveryId: string) => loads.add(deliveryId);
 
   async function loadGroup(ids: string[]): Promise<Map<string, LoadedDelivery>> {
     const rows = await db
@@ -55,37 +59,6 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
       .execute();
     return new Map(rows.map((row) => [row.id, row as LoadedDelivery]));
   }
-
-  async function drain(): Promise<void> {
-    loading = true;
-    try {
-      while (pending.size > 0) {
-        const group = new Map([...pending].slice(0, MAX_GROUP));
-        for (const id of group.keys()) pending.delete(id);
-        try {
-          const rows = await loadGroup([...group.keys()]);
-          for (const [id, waiters] of group) for (const waiter of waiters) waiter.resolve(rows.get(id));
-        } catch (error) {
-          for (const waiters of group.values()) for (const waiter of waiters) waiter.reject(error);
-        }
-      }
-    } finally {
-      loading = false;
-    }
-  }
-
-  const request = (deliveryId: string) =>
-    new Promise<LoadedDelivery | undefined>((resolve, reject) => {
-      const waiters = pending.get(deliveryId);
-      if (waiters) waiters.push({ resolve, reject });
-      else pending.set(deliveryId, [{ resolve, reject }]);
-      if (loading || scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        if (!loading) void drain();
-      });
-    });
 
   function sweep(at: number): void {
     for (const [id, entry] of prefetched) if (at - entry.at > PREFETCH_MAX_AGE_MS) prefetched.delete(id);

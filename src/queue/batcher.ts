@@ -1,8 +1,9 @@
-// Groups writes that arrive within one turn of the event loop (and while the previous group
-// is being written) into one call, so many finished jobs cost a few statements, not a few
-// each. Every caller's promise settles when its item's group has been written.
-export interface Batcher<T> {
-  add(item: T): Promise<void>;
+// Groups work that arrives within one turn of the event loop (and while the previous group
+// is being handled) into one call, so many finished jobs cost a few statements, not a few
+// each, and many deliveries load in one query. Every caller's promise settles when its item's
+// group has been handled, with the item's result when `flush` gives one per item.
+export interface Batcher<T, R = void> {
+  add(item: T): Promise<R>;
 }
 
 /**
@@ -12,8 +13,8 @@ export interface Batcher<T> {
  * fewer commits; a lone write is not held back to land on the path of the next piece of
  * work. A group reaching `maxBatch` is written at once.
  */
-export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch = 500, lingerMs = 0): Batcher<T> {
-  let pending: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
+export function createBatcher<T, R = void>(flush: (items: T[]) => Promise<R[] | void>, maxBatch = 500, lingerMs = 0): Batcher<T, R> {
+  let pending: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
   let scheduled = false;
   let flushing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -27,8 +28,8 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch 
         pending = pending.slice(group.length);
         lastGroupSize = group.length;
         try {
-          await flush(group.map((entry) => entry.item));
-          for (const entry of group) entry.resolve();
+          const results = await flush(group.map((entry) => entry.item));
+          group.forEach((entry, i) => entry.resolve(results?.[i] as R));
         } catch (error) {
           for (const entry of group) entry.reject(error);
         }
@@ -39,8 +40,8 @@ export function createBatcher<T>(flush: (items: T[]) => Promise<void>, maxBatch 
   }
 
   return {
-    add(item: T): Promise<void> {
-      return new Promise<void>((resolve, reject) => {
+    add(item: T): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
         pending.push({ item, resolve, reject });
         if (flushing) return;
         if (timer && pending.length >= maxBatch) {
