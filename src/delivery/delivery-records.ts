@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
 import type { JobLease } from "../queue/contract.js";
-import { isPostgres } from "../queue/enqueue.js";
+import { isPostgres } from "../store/dialect-of.js";
 import { newId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 

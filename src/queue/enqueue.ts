@@ -1,20 +1,16 @@
 // The outbox write: jobs are rows inserted with the caller's `db`, which may be an open
 // transaction, so they exist exactly when the work that caused them was committed. Usable
 // without a queue instance (fan-out runs deep inside other verbs' transactions).
-import { PostgresAdapter, type Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { newId } from "../lib/ids.js";
+import { isPostgres } from "../store/dialect-of.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import type { NewJob } from "./contract.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
 import { encodeWakeSignal, signalJobsAdded, wakeSignalFor } from "./wake.js";
-import { sql } from "kysely";
 
 /** Rows per INSERT, well under both databases' parameter limits. */
 const CHUNK = 500;
-
-export function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: number = Date.now()): Promise<void> {
   if (jobs.length === 0) return;

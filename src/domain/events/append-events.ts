@@ -2,7 +2,7 @@
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
 // workflows both store their events here. In a grouped transaction (store/group-commit.ts)
 // the emitter's newest id is read once and each stream is trimmed once, before the commit.
-import { SqliteAdapter, sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { fanOut } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { preparedQuery } from "../../store/prepared-query.js";
@@ -10,6 +10,7 @@ import type { Database } from "../../store/schema.js";
 import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
+import { isPostgres } from "../../store/dialect-of.js";
 import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
 import { forgetEmitterPages } from "./summary-page-cache.js";
 
@@ -67,7 +68,7 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     await db.insertInto("events").values(rows).execute();
   }
   scopeOf(db)?.memo.set(floorKey(input.emitterId), floor);
-  if (isSqlite(db)) {
+  if (!isPostgres(db)) {
     if (storedHere.size >= 100_000) storedHere.clear();
     storedHere.add(input.emitterId);
   }
@@ -85,11 +86,10 @@ const floorKey = (emitterId: string) => `floor:${emitterId}`;
 // On SQLite this process is the only writer: once it stored an event of an emitter, every id
 // it makes later is higher (event-ids.ts), so the emitter's newest id need not be read again.
 const storedHere = new Set<string>();
-const isSqlite = (db: Kysely<Database>) => db.getExecutor().adapter instanceof SqliteAdapter;
 
 /** The emitter's newest stored id: read once per transaction, then kept by appendEvents. */
 async function floorOf(db: Kysely<Database>, emitterId: string): Promise<EventKey | undefined> {
-  if (storedHere.has(emitterId) && isSqlite(db)) return undefined;
+  if (storedHere.has(emitterId) && !isPostgres(db)) return undefined;
   const memo = scopeOf(db)?.memo;
   if (memo?.has(floorKey(emitterId))) return memo.get(floorKey(emitterId)) as EventKey | undefined;
   const newest = (await newestOfEmitter(db, emitterId)).rows[0];
