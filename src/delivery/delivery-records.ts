@@ -4,7 +4,7 @@ import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
 import type { JobLease } from "../queue/contract.js";
 import { isPostgres } from "../store/dialect-of.js";
-import { newId } from "../lib/ids.js";
+import { newTimeOrderedId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
 export const ATTEMPT_EXCERPT_CHARS = 2048;
@@ -25,7 +25,7 @@ export interface AttemptRecord {
 
 function attemptRow(deliveryId: string, attempt: AttemptRecord) {
   return {
-    id: newId("att"),
+    id: newTimeOrderedId("att"),
     delivery_id: deliveryId,
     attempted_at: attempt.attemptedAt,
     status_code: attempt.statusCode ?? null,

@@ -9,7 +9,7 @@
 import { sql, type Kysely } from "kysely";
 import type { StoredEvent } from "../domain/events/stored-event.js";
 import { streamOf } from "../domain/subscriptions/event-name.js";
-import { idPrefix, newId } from "../lib/ids.js";
+import { idPrefix, newTimeOrderedId } from "../lib/ids.js";
 import { enqueueJobs } from "../queue/enqueue.js";
 import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
@@ -45,7 +45,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
       const body = event.json ?? JSON.stringify(event.event ?? null);
       for (const listenerId of listeners) {
         deliveries.push({
-          id: newId("del"),
+          id: newTimeOrderedId("del"),
           user_id: userId,
           listener_id: listenerId,
           emitter_id: emitterId,

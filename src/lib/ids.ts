@@ -33,6 +33,22 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomString(16)}`;
 }
 
+// Digits in ASCII order, so that ids of later milliseconds sort after earlier ones.
+const SORTED_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const TIME_CHARS = 8; // 62^8 ms: past the year 8000
+
+/**
+ * An id that starts with its creation time: rows made together sit together in the primary
+ * key's index, so inserting, updating and deleting a batch of recent ones (deliveries, their
+ * attempts, queue jobs) touches the few pages at its end instead of one random page per row,
+ * and a commit writes that much less. Same shape and length as `newId`.
+ */
+export function newTimeOrderedId(prefix: IdPrefix, ms = Date.now()): string {
+  let time = "";
+  for (let rest = Math.max(0, Math.floor(ms)), i = 0; i < TIME_CHARS; i++, rest = Math.floor(rest / 62)) time = SORTED_DIGITS[rest % 62] + time;
+  return `${prefix}_${time}${randomString(16 - TIME_CHARS)}`;
+}
+
 export function idPrefix(id: string): string | undefined {
   const at = id.indexOf("_");
   return at > 0 ? id.slice(0, at) : undefined;

@@ -2,7 +2,7 @@
 // transaction, so they exist exactly when the work that caused them was committed. Usable
 // without a queue instance (fan-out runs deep inside other verbs' transactions).
 import { sql, type Kysely } from "kysely";
-import { newId } from "../lib/ids.js";
+import { newTimeOrderedId } from "../lib/ids.js";
 import { isPostgres } from "../store/dialect-of.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import type { NewJob } from "./contract.js";
@@ -15,7 +15,7 @@ const CHUNK = 500;
 export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: number = Date.now()): Promise<void> {
   if (jobs.length === 0) return;
   const rows: JobsTable[] = jobs.map((job) => ({
-    id: newId("job"),
+    id: newTimeOrderedId("job"),
     type: job.type,
     payload: JSON.stringify(job.payload ?? null),
     user_id: job.userId ?? null,
