@@ -1,14 +1,21 @@
 // The webhook sender on its own (no database): the overall timeout, the response excerpt cap
 // against an endless body, no redirects, Retry-After, shutdown, and connections kept alive
-// between deliveries to one endpoint.
+// between deliveries to one endpoint — for the sender itself and for the service's sender,
+// which makes the same requests in a worker thread.
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest } from "../../src/delivery/webhook-sender.js";
+import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
+import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender } from "../../src/delivery/webhook-sender.js";
 
-describe("webhook sender", () => {
+const implementations: Array<[string, (options: { allowPrivateEgress: boolean; timeoutMs?: number }) => WebhookSender]> = [
+  ["in this thread", createWebhookSender],
+  ["in a worker thread", createThreadedWebhookSender],
+];
+
+for (const [where, createSender] of implementations) describe(`webhook sender, ${where}`, () => {
   let server: http.Server;
   let base = "";
   const sockets = new Set<Socket>();
@@ -30,6 +37,8 @@ describe("webhook sender", () => {
         }
         if (req.url === "/redirect") return res.writeHead(302, { location: `${base}/ok` }).end();
         if (req.url === "/busy") return res.writeHead(503, { "retry-after": "7" }).end("busy");
+        const status = /^\/status\/(\d{3})$/.exec(req.url ?? "");
+        if (status) return res.writeHead(Number(status[1])).end(`answered ${status[1]}`);
         res.writeHead(200).end("ok");
       });
     });
@@ -59,7 +68,7 @@ describe("webhook sender", () => {
   });
 
   it("gives up after its timeout when the endpoint never answers", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: true, timeoutMs: 300 });
+    const sender = createSender({ allowPrivateEgress: true, timeoutMs: 300 });
     const started = Date.now();
     const outcome = await sender.send(request("/hang"));
     sender.close();
@@ -69,7 +78,7 @@ describe("webhook sender", () => {
   });
 
   it("times out an endless body too, and keeps only the start of a long one", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: true, timeoutMs: 2000 });
+    const sender = createSender({ allowPrivateEgress: true, timeoutMs: 2000 });
     const outcome = await sender.send(request("/endless"));
     sender.close();
     assert.equal(outcome.status, 200);
@@ -78,7 +87,7 @@ describe("webhook sender", () => {
   });
 
   it("does not follow redirects and reads Retry-After", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: true });
+    const sender = createSender({ allowPrivateEgress: true });
     const redirected = await sender.send(request("/redirect"));
     const busy = await sender.send(request("/busy"));
     sender.close();
@@ -89,7 +98,7 @@ describe("webhook sender", () => {
   });
 
   it("stops at shutdown without waiting for the endpoint", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: true });
+    const sender = createSender({ allowPrivateEgress: true });
     const shutdown = new AbortController();
     const pending = sender.send(request("/hang", { signal: shutdown.signal }));
     setTimeout(() => shutdown.abort(), 100);
@@ -100,7 +109,7 @@ describe("webhook sender", () => {
   });
 
   it("reuses connections to an endpoint between deliveries", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: true });
+    const sender = createSender({ allowPrivateEgress: true });
     const before = connections.length;
     for (let i = 0; i < 20; i++) assert.equal((await sender.send(request("/ok"))).status, 200);
     sender.close();
@@ -109,7 +118,7 @@ describe("webhook sender", () => {
   });
 
   it("refuses loopback without SLUICE_ALLOW_PRIVATE_EGRESS, by literal and by name", async () => {
-    const sender = createWebhookSender({ allowPrivateEgress: false });
+    const sender = createSender({ allowPrivateEgress: false });
     const port = new URL(base).port;
     const before = connections.length;
     const literal = await sender.send(request("", { url: `http://127.0.0.1:${port}/ok` }));
@@ -117,6 +126,27 @@ describe("webhook sender", () => {
     sender.close();
     assert.match(literal.error ?? "", /refused/);
     assert.match(named.error ?? "", /refused/);
+    assert.equal(connections.length, before);
+  });
+
+  it("gives every one of many concurrent requests its own outcome", async () => {
+    const sender = createSender({ allowPrivateEgress: true });
+    const statuses = Array.from({ length: 300 }, (_, i) => [200, 201, 404, 500, 503][i % 5]!);
+    const outcomes = await Promise.all(statuses.map((status) => sender.send(request(`/status/${status}`))));
+    sender.close();
+    assert.deepEqual(
+      outcomes.map((outcome) => [outcome.status, outcome.responseExcerpt]),
+      statuses.map((status) => [status, `answered ${status}`]),
+    );
+  });
+
+  it("answers requests made after it closed without sending them", async () => {
+    const sender = createSender({ allowPrivateEgress: true });
+    sender.close();
+    const before = connections.length;
+    const outcome = await sender.send(request("/ok"));
+    assert.equal(outcome.status, undefined);
+    assert.ok(outcome.error);
     assert.equal(connections.length, before);
   });
 });
