@@ -13,7 +13,7 @@ import { idPrefix, newTimeOrderedId } from "../lib/ids.js";
 import { enqueueJobs } from "../queue/enqueue.js";
 import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
-import { scopeOf } from "../store/transaction-scope.js";
+import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
 import { deliveryJobs } from "./delivery-job-type.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
@@ -21,6 +21,8 @@ export interface FanOutOptions {
   /** Hops of the delivery that caused these events; defaults to the async context's. */
   hops?: number;
   now?: number;
+  /** The subscriptions of the events' one emitter, when the caller read them already (listeningStatement). */
+  listening?: Listening;
 }
 
 export async function fanOut(db: Kysely<Database>, events: StoredEvent[], options: FanOutOptions = {}): Promise<void> {
@@ -30,10 +32,11 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   const now = options.now ?? Date.now();
   const deliveries: DeliveriesTable[] = [];
 
-  for (const [key, group] of groupByEmitter(events)) {
+  const groups = groupByEmitter(events);
+  for (const [key, group] of groups) {
     const [userId, emitterId] = JSON.parse(key) as [string, string];
     const glob = `${idPrefix(emitterId)}_*`;
-    const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob);
+    const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob, groups.size === 1 ? options.listening : undefined);
     if (subscriptions.length === 0) continue;
     for (const event of group) {
       const listeners = new Set<string>(); // exact id and glob may both match: deliver once
@@ -64,7 +67,9 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
     }
   }
   if (deliveries.length === 0) return;
-  for (let i = 0; i < deliveries.length; i += 200) await db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).execute();
+  // Nothing in the transaction reads them back: on PostgreSQL they go with its other deferred
+  // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
+  for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).compile());
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
 }
 
@@ -92,19 +97,27 @@ const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glo
     .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")])),
 );
 
-type Listening = Array<{ listener_id: string; event_name: string }>;
+export type Listening = Array<{ listener_id: string; event_name: string }>;
+
+/**
+ * The subscriptions query, not run: a caller may read it within a statement of its own (the
+ * events INSERT on PostgreSQL) and hand the rows to fanOut as `listening`.
+ */
+export function listeningStatement(db: Kysely<Database>, userId: string, emitterId: string) {
+  return listeningQuery.compile(db, userId, emitterId, `${idPrefix(emitterId)}_*`);
+}
 
 /**
  * The emitter's subscriptions whose listener may receive: every source and workflow, and
  * webhooks of the same account that are active — one query, read once per grouped
  * transaction (its units are mostly executions of the same emitter).
  */
-async function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string): Promise<Listening> {
+async function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string, given?: Listening): Promise<Listening> {
   const memo = scopeOf(db)?.memo;
   const key = `listening:${userId}:${emitterId}`;
   const known = memo?.get(key) as Listening | undefined;
   if (known) return known;
-  const rows = (await listeningQuery(db, userId, emitterId, glob)).rows;
+  const rows = given ?? (await listeningQuery(db, userId, emitterId, glob)).rows;
   memo?.set(key, rows);
   return rows;
 }

@@ -5,6 +5,7 @@ import { sql, type Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
 import { isPostgres } from "../store/dialect-of.js";
 import type { Database, JobsTable } from "../store/schema.js";
+import { notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
 import type { NewJob } from "./contract.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
 import { encodeWakeSignal, signalJobsAdded, wakeSignalFor } from "./wake.js";
@@ -29,10 +30,17 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
   }));
   const signal = wakeSignalFor(rows, now);
   // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
-  // an in-process wake-up now would only claim before the rows are visible. It goes with the
-  // last chunk's INSERT (one round trip less on the path from emit to delivery). SQLite: wake
-  // this process at once — its claim waits on the single connection until the transaction ends.
+  // an in-process wake-up now would only claim before the rows are visible. In a grouped
+  // transaction the rows and the NOTIFY wait for the statement that carries the transaction's
+  // other deferred writes (store/deferred-writes.ts); otherwise the NOTIFY goes with the last
+  // chunk's INSERT. Either way: no round trip of its own on the path from emit to delivery.
+  // SQLite: wake this process at once — its claim waits on the single connection until the
+  // transaction ends.
   if (isPostgres(db)) {
+    if (notifyBeforeCommit(db, JOBS_CHANNEL, encodeWakeSignal(signal))) {
+      for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).compile());
+      return;
+    }
     for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
     const last = rows.slice(Math.floor((rows.length - 1) / CHUNK) * CHUNK);
     await db

@@ -15,7 +15,10 @@ interface Template {
 
 const placeholder = (index: number) => `\u0000sluice-arg-${index}\u0000`;
 
-export type PreparedQuery<A extends unknown[], R> = (db: Kysely<Database>, ...args: A) => Promise<QueryResult<R>>;
+export type PreparedQuery<A extends unknown[], R> = ((db: Kysely<Database>, ...args: A) => Promise<QueryResult<R>>) & {
+  /** The statement with these arguments, not run (for a caller that runs it later). */
+  compile(db: Kysely<Database>, ...args: A): CompiledQuery<R>;
+};
 
 export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Database>, ...args: A) => Compilable<R>): PreparedQuery<A, R> {
   const arity = build.length - 1;
@@ -40,9 +43,11 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Kysely<Databas
     return template;
   }
 
-  return (db, ...args) => {
+  const compile = (db: Kysely<Database>, ...args: A): CompiledQuery<R> => {
     const { compiled, slots } = templateFor(db);
     const parameters = slots.map((slot) => ("arg" in slot ? args[slot.arg] : slot.value));
-    return db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
+    return { ...compiled, parameters } as CompiledQuery<R>;
   };
+  const run = (db: Kysely<Database>, ...args: A) => db.executeQuery<R>(compile(db, ...args));
+  return Object.assign(run, { compile });
 }

@@ -5,7 +5,9 @@
 //
 // A transaction without a scope (any other caller) gets the plain behaviour: remembered
 // values are read every time and deferred writes run at once, so callers need not care.
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
+import { canDefer, flushDeferredWrites, noDeferredWrites, type DeferredWrites } from "./deferred-writes.js";
+import { isPostgres } from "./dialect-of.js";
 import type { Database } from "./schema.js";
 
 export interface TransactionScope {
@@ -13,17 +15,20 @@ export interface TransactionScope {
   memo: Map<string, unknown>;
   /** Writes that run once, just before the commit, in insertion order. */
   beforeCommit: Map<string, () => Promise<void>>;
+  /** PostgreSQL: writes and NOTIFYs sent as one statement after `beforeCommit` (deferred-writes.ts). */
+  deferred: DeferredWrites;
 }
 
 const scopes = new WeakMap<Kysely<Database>, TransactionScope>();
 
 /** Runs `work` with a scope on `tx`, then the deferred writes; both inside the transaction. */
 export async function withTransactionScope<T>(tx: Kysely<Database>, work: () => Promise<T>): Promise<T> {
-  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map() };
+  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites() };
   scopes.set(tx, scope);
   try {
     const result = await work();
     for (const write of scope.beforeCommit.values()) await write();
+    await flushDeferredWrites(tx, scope.deferred);
     return result;
   } finally {
     scopes.delete(tx);
@@ -42,4 +47,26 @@ export async function onceBeforeCommit(db: Kysely<Database>, key: string, write:
   const scope = scopes.get(db);
   if (!scope) return write();
   if (!scope.beforeCommit.has(key)) scope.beforeCommit.set(key, write);
+}
+
+/**
+ * Runs `query`, a write whose effect nobody in this transaction reads back: on PostgreSQL in a
+ * scope it goes with the scope's other such writes in one statement just before the commit
+ * (deferred-writes.ts); otherwise now.
+ */
+export async function writeBeforeCommit(db: Kysely<Database>, query: CompiledQuery): Promise<void> {
+  const scope = scopes.get(db);
+  if (scope && canDefer(db, query)) scope.deferred.writes.push(query);
+  else await db.executeQuery(query);
+}
+
+/**
+ * PostgreSQL in a scope: sends NOTIFY with the deferred writes (it reaches listeners at the
+ * commit either way) and returns true. Otherwise false: the caller notifies its own way.
+ */
+export function notifyBeforeCommit(db: Kysely<Database>, channel: string, payload: string): boolean {
+  const scope = scopes.get(db);
+  if (!scope || !isPostgres(db)) return false;
+  scope.deferred.notifications.push({ channel, payload });
+  return true;
 }

@@ -2,16 +2,19 @@
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
 // workflows both store their events here. In a grouped transaction (store/group-commit.ts)
 // the emitter's newest id is read once and each stream is trimmed once, before the commit.
+// On PostgreSQL that read is part of the first INSERT, and the trims go with the
+// transaction's other deferred writes (store/deferred-writes.ts).
 import { sql, type Kysely } from "kysely";
-import { fanOut } from "../../delivery/fan-out.js";
+import { fanOut, type Listening } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
 import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
+import { insertAboveNewest, type EventDraft } from "./insert-above-newest.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
 import { isPostgres } from "../../store/dialect-of.js";
-import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
+import { onceBeforeCommit, scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import { forgetEmitterPages } from "./summary-page-cache.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
@@ -45,40 +48,61 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
 export async function appendEvents(db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
   forgetEmitterPages(input.emitterId);
-  let floor = await floorOf(db, input.emitterId);
-  const stored: StoredEvent[] = [];
-  const rows: Database["events"][] = [];
-  for (const item of input.events) {
-    const key = nextEventKey(input.nowMs, floor);
-    floor = key;
-    const id = formatEventId(key);
-    const metadata: Record<string, unknown> = { emit_id: randomString(27), name: item.stream, emitter_id: input.emitterId };
-    if (item.meta?.id !== undefined) metadata.id = item.meta.id;
-    if (item.meta?.summary !== undefined) metadata.summary = item.meta.summary;
-    if (item.meta?.ts !== undefined) metadata.ts = item.meta.ts;
-    const event = item.event === undefined ? null : item.event;
-    const json = JSON.stringify(event);
-    stored.push({ id, userId: input.userId, emitterId: input.emitterId, stream: item.stream, event, metadata, indexedAtMs: key.ms, json });
-    rows.push({ emitter_id: input.emitterId, ms: key.ms, seq: key.seq, id, user_id: input.userId, stream: item.stream, event: json, metadata: JSON.stringify(metadata) });
-  }
-  if (rows.length === 1) {
-    const r = rows[0]!;
-    await insertOne(db, r.emitter_id, r.ms, r.seq, r.id, r.user_id, r.stream, r.event, r.metadata);
+  const drafts = input.events.map((item) => draftOf(item, input.emitterId));
+  const memo = scopeOf(db)?.memo;
+  let keys: EventKey[];
+  let listening: Listening | undefined;
+  if (isPostgres(db) && !memo?.has(floorKey(input.emitterId))) {
+    // The first store of this emitter in the transaction: newest id, INSERT and the
+    // subscriptions of the fan-out in one statement (insert-above-newest.ts).
+    ({ keys, listening } = await insertAboveNewest(db, input, drafts));
   } else {
-    await db.insertInto("events").values(rows).execute();
+    let floor = await floorOf(db, input.emitterId);
+    keys = drafts.map(() => (floor = nextEventKey(input.nowMs, floor)));
+    const rows = drafts.map((d, i) => ({ emitter_id: input.emitterId, ms: keys[i]!.ms, seq: keys[i]!.seq, id: formatEventId(keys[i]!), user_id: input.userId, stream: d.stream, event: d.json, metadata: d.metadataJson }));
+    if (rows.length === 1) {
+      const r = rows[0]!;
+      await insertOne(db, r.emitter_id, r.ms, r.seq, r.id, r.user_id, r.stream, r.event, r.metadata);
+    } else {
+      await db.insertInto("events").values(rows).execute();
+    }
   }
-  scopeOf(db)?.memo.set(floorKey(input.emitterId), floor);
+  memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
   if (!isPostgres(db)) {
     if (storedHere.size >= 100_000) storedHere.clear();
     storedHere.add(input.emitterId);
   }
-  for (const stream of new Set(rows.map((r) => r.stream))) {
-    await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, async () => {
-      await trimStream(db, input.emitterId, stream);
-    });
+  const stored: StoredEvent[] = drafts.map((d, i) => ({
+    id: formatEventId(keys[i]!),
+    userId: input.userId,
+    emitterId: input.emitterId,
+    stream: d.stream,
+    event: d.event,
+    metadata: d.metadata,
+    indexedAtMs: keys[i]!.ms,
+    json: d.json,
+  }));
+  for (const stream of new Set(drafts.map((d) => d.stream))) {
+    // Nothing in the transaction reads past the trim: on PostgreSQL it goes with the other
+    // deferred writes (store/deferred-writes.ts), still inside the transaction.
+    await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, () => writeBeforeCommit(db, trimStream.compile(db, input.emitterId, stream)));
   }
-  await fanOut(db, stored);
+  await fanOut(db, stored, { listening });
   return stored;
+}
+
+interface Draft extends EventDraft {
+  event: unknown;
+  metadata: Record<string, unknown>;
+}
+
+function draftOf(item: NewEvent, emitterId: string): Draft {
+  const metadata: Record<string, unknown> = { emit_id: randomString(27), name: item.stream, emitter_id: emitterId };
+  if (item.meta?.id !== undefined) metadata.id = item.meta.id;
+  if (item.meta?.summary !== undefined) metadata.summary = item.meta.summary;
+  if (item.meta?.ts !== undefined) metadata.ts = item.meta.ts;
+  const event = item.event === undefined ? null : item.event;
+  return { stream: item.stream, event, json: JSON.stringify(event), metadata, metadataJson: JSON.stringify(metadata) };
 }
 
 const floorKey = (emitterId: string) => `floor:${emitterId}`;

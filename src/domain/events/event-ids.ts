@@ -20,6 +20,14 @@ export function nextEventKey(nowMs: number, floor?: EventKey): EventKey {
   return { ms, seq };
 }
 
+/** Keeps later keys of this process above `key`, one the database chose (append-events.ts). */
+export function noteEventKey(key: EventKey): void {
+  if (key.ms > lastMs || (key.ms === lastMs && key.seq > lastSeq)) {
+    lastMs = key.ms;
+    lastSeq = key.seq;
+  }
+}
+
 export const formatEventId = (key: EventKey): string => `${key.ms}-${key.seq}`;
 
 /** Parses "<ms>-<seq>"; undefined when malformed. */

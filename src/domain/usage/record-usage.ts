@@ -1,9 +1,10 @@
 // Counts executions (invocations and their compute time) for the account's UTC day. In a
-// grouped transaction the executions of one account are added up and written once.
+// grouped transaction the executions of one account are added up and written once, before
+// the commit.
 import { sql, type Kysely } from "kysely";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
-import { onceBeforeCommit, scopeOf } from "../../store/transaction-scope.js";
+import { onceBeforeCommit, scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import { utcDay } from "../users/billing-period.js";
 
 // On every execution's path: prepared once (store/prepared-query.ts).
@@ -38,7 +39,7 @@ export async function recordUsage(db: Kysely<Database>, userId: string, nowMs: n
   tally.invocations += 1;
   tally.computeMs += ms;
   const counted = tally;
-  await onceBeforeCommit(db, key, async () => {
-    await addUsage(db, userId, day, counted.invocations, counted.computeMs);
-  });
+  // Nothing in the transaction reads the counter: on PostgreSQL it goes with the other
+  // deferred writes (store/deferred-writes.ts).
+  await onceBeforeCommit(db, key, () => writeBeforeCommit(db, addUsage.compile(db, userId, day, counted.invocations, counted.computeMs)));
 }
