@@ -2,13 +2,13 @@
 // signing, undici, sockets, timeouts, the egress guard — so that their CPU is spent beside
 // the service's event loop instead of on it. It holds no state beyond requests in flight.
 import { parentPort, workerData } from "node:worker_threads";
-import type { FromSenderThread, SenderThreadOptions, ToSenderThread } from "./threaded-webhook-sender.js";
-import { createWebhookSender, type WebhookOutcome } from "./webhook-sender.js";
+import type { FromSenderThread, ToSenderThread } from "./threaded-webhook-sender.js";
+import { createWebhookSender, type WebhookOutcome, type WebhookSenderOptions } from "./webhook-sender.js";
 
 const port = parentPort;
 if (!port) throw new Error("sender-thread runs only as a worker thread");
 
-const sender = createWebhookSender(workerData as SenderThreadOptions);
+const sender = createWebhookSender(workerData as WebhookSenderOptions);
 /** Requests in flight: id → how to stop it at the service's shutdown. */
 const inFlight = new Map<number, AbortController>();
 

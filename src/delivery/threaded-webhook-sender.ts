@@ -9,12 +9,7 @@
 // again after it exited: requests it had are answered with an error (and retried as any
 // failed attempt is), those not yet handed over go to the new thread.
 import { Worker } from "node:worker_threads";
-import type { WebhookOutcome, WebhookRequest, WebhookSender } from "./webhook-sender.js";
-
-export interface SenderThreadOptions {
-  allowPrivateEgress: boolean;
-  timeoutMs?: number;
-}
+import type { WebhookOutcome, WebhookRequest, WebhookSender, WebhookSenderOptions } from "./webhook-sender.js";
 
 /** A request as it crosses to the thread: without the signal, which cannot be sent. */
 export type ThreadRequest = Omit<WebhookRequest, "signal">;
@@ -37,9 +32,9 @@ interface Watched {
   onAbort: () => void;
 }
 
-export function createThreadedWebhookSender(options: SenderThreadOptions & { threadModule?: URL }): WebhookSender {
+export function createThreadedWebhookSender(options: WebhookSenderOptions & { threadModule?: URL }): WebhookSender {
   const threadModule = options.threadModule ?? new URL("./sender-thread.js", import.meta.url);
-  const workerData: SenderThreadOptions = { allowPrivateEgress: options.allowPrivateEgress, timeoutMs: options.timeoutMs };
+  const workerData: WebhookSenderOptions = { allowPrivateEgress: options.allowPrivateEgress, timeoutMs: options.timeoutMs };
   const pending = new Map<number, Pending>();
   const watched = new Map<AbortSignal, Watched>();
   let thread: Worker | undefined;

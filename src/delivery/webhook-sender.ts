@@ -40,7 +40,12 @@ export interface WebhookSender {
   close(): void;
 }
 
-export function createWebhookSender(options: { allowPrivateEgress: boolean; timeoutMs?: number }): WebhookSender {
+export interface WebhookSenderOptions {
+  allowPrivateEgress: boolean;
+  timeoutMs?: number;
+}
+
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   // No limit of connections per origin: the queue already caps deliveries in flight per
   // webhook, and two webhooks on one host must not wait for each other. Redirects are not

@@ -8,9 +8,9 @@ import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
-import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender } from "../../src/delivery/webhook-sender.js";
+import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "../../src/delivery/webhook-sender.js";
 
-const implementations: Array<[string, (options: { allowPrivateEgress: boolean; timeoutMs?: number }) => WebhookSender]> = [
+const implementations: Array<[string, (options: WebhookSenderOptions) => WebhookSender]> = [
   ["in this thread", createWebhookSender],
   ["in a worker thread", createThreadedWebhookSender],
 ];
