@@ -1,7 +1,7 @@
 // Servers under test run in their own processes, so the load generator (this process) does
 // not share their event loop. Each prints where it listens; we wait for that line.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -78,5 +78,8 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
     },
     "sluice",
   );
-  return { url, child, dataDir, stop: stopper(child) };
+  const stop = stopper(child);
+  // A bench leaves nothing behind: each run's database is hundreds of megabytes at most, but
+  // runs add up on a machine that benchmarks all day.
+  return { url, child, dataDir, stop: () => stop().then(() => rmSync(dataDir, { recursive: true, force: true })) };
 }
