@@ -9,7 +9,6 @@
 // take that second.
 import type { Kysely } from "kysely";
 import { createBatcher } from "../queue/batcher.js";
-import { anyOf } from "../store/any-of.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
 /** A delivery and, for webhook listeners, its webhook of the same account (null fields when none). */
@@ -56,7 +55,7 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
         "webhooks.previous_secret as wh_previous_secret",
         "webhooks.previous_secret_expires_at as wh_previous_secret_expires_at",
       ])
-      .where(anyOf(db, "deliveries.id", ids))
+      .where("deliveries.id", "in", ids)
       .execute();
     return new Map(rows.map((row) => [row.id, row as LoadedDelivery]));
   }

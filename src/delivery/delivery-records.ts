@@ -3,7 +3,6 @@ import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
 import type { JobLease } from "../queue/contract.js";
-import { anyOf } from "../store/any-of.js";
 import { isPostgres } from "../store/dialect-of.js";
 import { newTimeOrderedId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
@@ -61,26 +60,21 @@ export function successRecorder(db: Kysely<Database>, now: () => number): Batche
     const succeeded = { status: "succeeded" as const, attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at };
     // PostgreSQL: one statement (data-modifying CTEs, one round trip); SQLite: one transaction.
     if (isPostgres(db)) {
-      // Rows as arrays through unnest: one SQL text whatever the group's size (ADR 0016).
-      const column = <K extends keyof (typeof attempts)[number]>(key: K) => attempts.map((row) => row[key]);
-      const rows = sql`select * from unnest(${column("id")}::text[], ${column("delivery_id")}::text[], ${column("attempted_at")}::bigint[], ${column("status_code")}::integer[], ${column("duration_ms")}::integer[], ${column("response_excerpt")}::text[], ${column("error")}::text[])`;
-      const recorded = db.with("recorded", (qc) =>
-        qc.insertInto("delivery_attempts").columns(["id", "delivery_id", "attempted_at", "status_code", "duration_ms", "response_excerpt", "error"]).expression(rows),
-      );
+      const recorded = db.with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts));
       if (jobs.length === 0) {
-        await recorded.updateTable("deliveries").set(succeeded).where(anyOf(db, "id", ids)).execute();
+        await recorded.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
         return;
       }
       await recorded
         .with("completed", (qc) =>
           qc
             .deleteFrom("jobs")
-            .where(anyOf(db, "id", jobs.map((job) => job.id)))
-            .where(anyOf(db, "lease_token", [...new Set(jobs.map((job) => job.token))])),
+            .where("id", "in", jobs.map((job) => job.id))
+            .where("lease_token", "in", [...new Set(jobs.map((job) => job.token))]),
         )
         .updateTable("deliveries")
         .set(succeeded)
-        .where(anyOf(db, "id", ids))
+        .where("id", "in", ids)
         .execute();
       return;
     }

@@ -2,7 +2,6 @@
 // under is still held (a job whose lease expired and was claimed again is left to its new
 // holder, which runs it again: at least once).
 import type { Kysely } from "kysely";
-import { anyOf } from "../store/any-of.js";
 import type { Database } from "../store/schema.js";
 import type { JobLease } from "./contract.js";
 
@@ -12,7 +11,7 @@ export async function completeJobs(db: Kysely<Database>, leases: readonly JobLea
   // its own token because every token is unique to one claim.
   await db
     .deleteFrom("jobs")
-    .where(anyOf(db, "id", leases.map((lease) => lease.id)))
-    .where(anyOf(db, "lease_token", [...new Set(leases.map((lease) => lease.token))]))
+    .where("id", "in", leases.map((lease) => lease.id))
+    .where("lease_token", "in", [...new Set(leases.map((lease) => lease.token))])
     .execute();
 }
