@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
 import type { WebhookRequest } from "../../src/delivery/webhook-sender.js";
+import { webhookRequest } from "./webhook-request.js";
 
 describe("threaded webhook sender", () => {
   let server: http.Server;
@@ -30,17 +31,7 @@ describe("threaded webhook sender", () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const request = (path: string, extra: Partial<WebhookRequest> = {}): WebhookRequest => ({
-    url: base + path,
-    body: "{}",
-    webhookId: "del_test",
-    timestampSeconds: 1,
-    secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
-    emitterId: "dc_test",
-    eventName: "",
-    eventId: "1-0",
-    ...extra,
-  });
+  const request = (path: string, extra: Partial<WebhookRequest> = {}) => webhookRequest(base + path, extra);
 
   it("answers the requests of a thread that exited with an error, and sends later ones from a new thread", async () => {
     const sender = createThreadedWebhookSender({ allowPrivateEgress: true, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });

@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
 import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "../../src/delivery/webhook-sender.js";
+import { webhookRequest } from "./webhook-request.js";
 
 const implementations: Array<[string, (options: WebhookSenderOptions) => WebhookSender]> = [
   ["in this thread", createWebhookSender],
@@ -55,17 +56,7 @@ for (const [where, createSender] of implementations) describe(`webhook sender, $
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const request = (path: string, extra: Partial<WebhookRequest> = {}): WebhookRequest => ({
-    url: base + path,
-    body: '{"n":1}',
-    webhookId: "del_test",
-    timestampSeconds: 1,
-    secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
-    emitterId: "dc_test",
-    eventName: "",
-    eventId: "1-0",
-    ...extra,
-  });
+  const request = (path: string, extra: Partial<WebhookRequest> = {}) => webhookRequest(base + path, extra);
 
   it("gives up after its timeout when the endpoint never answers", async () => {
     const sender = createSender({ allowPrivateEgress: true, timeoutMs: 300 });
