@@ -25,12 +25,23 @@ export type LoadedDelivery = DeliveriesTable & {
 const MAX_GROUP = 500;
 /** How long a prefetched row may be used instead of reading it again. */
 export const PREFETCH_MAX_AGE_MS = 1000;
+/**
+ * Deliveries read at commit and not yet claimed, at most: more means the worker is behind,
+ * and rows read now would be stale by their claim.
+ */
+const COMMITTED_PREFETCH_LIMIT = 256;
 /** Past this many unused prefetches, stale ones are dropped (jobs that never ran here). */
 const PREFETCH_SWEEP_SIZE = 4096;
 
 export interface DeliveryLoader {
-  load(deliveryId: string): Promise<LoadedDelivery | undefined>;
+  /**
+   * `firstClaim`: the job is claimed for the first time, so a row read when its delivery was
+   * committed is still current (no attempt can have changed it yet).
+   */
+  load(deliveryId: string, firstClaim?: boolean): Promise<LoadedDelivery | undefined>;
   prefetch(deliveryId: string): void;
+  /** Deliveries just committed by this process (committed-deliveries.ts): read now, used at their first claim. */
+  prefetchCommitted(deliveryIds: string[]): void;
 }
 
 export function deliveryLoader(db: Kysely<Database>, now: () => number = () => performance.now()): DeliveryLoader {
@@ -64,16 +75,42 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
     for (const [id, entry] of prefetched) if (at - entry.at > PREFETCH_MAX_AGE_MS) prefetched.delete(id);
   }
 
+  // Read at commit, before any claim: valid only for a job's first claim (load's `firstClaim`).
+  const committed = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
+  function dropStaleCommitted(at: number): void {
+    // Entries are added in time order: the stale ones are at the front.
+    for (const [id, entry] of committed) {
+      if (at - entry.at <= PREFETCH_MAX_AGE_MS) break;
+      committed.delete(id);
+    }
+  }
+
   return {
+    prefetchCommitted(deliveryIds) {
+      const at = now();
+      dropStaleCommitted(at);
+      // A backlog: these would go stale before their claim and be read twice. Claims load them.
+      if (committed.size >= COMMITTED_PREFETCH_LIMIT) return;
+      for (const id of deliveryIds) {
+        const row = request(id);
+        row.catch(() => undefined); // a failed read is read again by load()
+        committed.set(id, { at, row });
+      }
+    },
     prefetch(deliveryId) {
-      if (prefetched.has(deliveryId)) return;
+      if (prefetched.has(deliveryId) || committed.has(deliveryId)) return;
       const at = now();
       if (prefetched.size >= PREFETCH_SWEEP_SIZE) sweep(at);
       const row = request(deliveryId);
       row.catch(() => undefined); // a failed prefetch is read again by load()
       prefetched.set(deliveryId, { at, row });
     },
-    load(deliveryId) {
+    load(deliveryId, firstClaim = false) {
+      const early = committed.get(deliveryId);
+      if (early) {
+        committed.delete(deliveryId);
+        if (firstClaim && now() - early.at <= PREFETCH_MAX_AGE_MS) return early.row.catch(() => request(deliveryId));
+      }
       const entry = prefetched.get(deliveryId);
       prefetched.delete(deliveryId);
       if (entry && now() - entry.at <= PREFETCH_MAX_AGE_MS) return entry.row.catch(() => request(deliveryId));

@@ -9,6 +9,7 @@ import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
 import type { Database, DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "./delivery-job-type.js";
+import { onDeliveriesCommitted } from "./committed-deliveries.js";
 import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "./hops.js";
@@ -46,11 +47,12 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const sender = options.sender ?? createThreadedWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
   const deliveries = deliveryLoader(ctx.db);
+  const stopAnnouncements = onDeliveriesCommitted((ids) => deliveries.prefetchCommitted(ids));
 
   async function run(job: Job): Promise<Result> {
     // The delivery and, for webhook listeners, the webhook of the same account; loaded
     // together with the other deliveries the same claim handed over.
-    const row = await deliveries.load(job.payload.deliveryId);
+    const row = await deliveries.load(job.payload.deliveryId, job.attempts === 1);
     if (!row || row.status !== "pending") return; // done before, or resent as a new job
     // The row is the delivery (its webhook's columns ride along unused): copying it without
     // them was a measurable part of each delivery's CPU.
@@ -165,6 +167,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   });
   return {
     async stop() {
+      stopAnnouncements();
       sender.close();
     },
   };

@@ -14,6 +14,7 @@ import { enqueueJobs } from "../queue/enqueue.js";
 import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
+import { announceOnCommit } from "./committed-deliveries.js";
 import { deliveryJobs } from "./delivery-job-type.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
@@ -71,6 +72,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
   for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).compile());
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
+  announceOnCommit(db, deliveries.map((delivery) => delivery.id));
 }
 
 function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {

@@ -7,7 +7,7 @@
 // share a scope (transaction-scope.ts) that merges their repeated reads and writes.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.js";
-import { withTransactionScope } from "./transaction-scope.js";
+import { inScopedTransaction } from "./transaction-scope.js";
 
 type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 
@@ -56,7 +56,7 @@ async function writeGroups(db: Kysely<Database>, c: Committer): Promise<void> {
 
 async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
   try {
-    unit.resolve(await db.transaction().execute((tx) => withTransactionScope(tx, () => unit.work(tx))));
+    unit.resolve(await inScopedTransaction(db, (tx) => unit.work(tx)));
   } catch (error) {
     unit.reject(error);
   }
@@ -65,13 +65,11 @@ async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
 async function together(db: Kysely<Database>, group: Unit[]): Promise<void> {
   let results: unknown[];
   try {
-    results = await db.transaction().execute((tx) =>
-      withTransactionScope(tx, async () => {
-        const out: unknown[] = [];
-        for (const unit of group) out.push(await unit.work(tx));
-        return out;
-      }),
-    );
+    results = await inScopedTransaction(db, async (tx) => {
+      const out: unknown[] = [];
+      for (const unit of group) out.push(await unit.work(tx));
+      return out;
+    });
   } catch {
     for (const unit of group) await alone(db, unit);
     return;

@@ -5,7 +5,7 @@
 //
 // A transaction without a scope (any other caller) gets the plain behaviour: remembered
 // values are read every time and deferred writes run at once, so callers need not care.
-import type { CompiledQuery, Kysely } from "kysely";
+import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { canDefer, flushDeferredWrites, noDeferredWrites, type DeferredWrites } from "./deferred-writes.js";
 import { isPostgres } from "./dialect-of.js";
 import type { Database } from "./schema.js";
@@ -17,22 +17,42 @@ export interface TransactionScope {
   beforeCommit: Map<string, () => Promise<void>>;
   /** PostgreSQL: writes and NOTIFYs sent as one statement after `beforeCommit` (deferred-writes.ts). */
   deferred: DeferredWrites;
+  /** Told once the transaction committed (never when it rolled back). */
+  afterCommit: Array<() => void>;
 }
 
 const scopes = new WeakMap<Kysely<Database>, TransactionScope>();
 
-/** Runs `work` with a scope on `tx`, then the deferred writes; both inside the transaction. */
-export async function withTransactionScope<T>(tx: Kysely<Database>, work: () => Promise<T>): Promise<T> {
-  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites() };
-  scopes.set(tx, scope);
-  try {
-    const result = await work();
-    for (const write of scope.beforeCommit.values()) await write();
-    await flushDeferredWrites(tx, scope.deferred);
-    return result;
-  } finally {
-    scopes.delete(tx);
-  }
+/**
+ * Runs `work` in a new transaction of `db` with a scope, then the scope's deferred writes,
+ * both inside the transaction; after the commit, its after-commit callbacks.
+ */
+export async function inScopedTransaction<T>(db: Kysely<Database>, work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites(), afterCommit: [] };
+  const result = await db.transaction().execute(async (tx) => {
+    scopes.set(tx, scope);
+    try {
+      const out = await work(tx);
+      for (const write of scope.beforeCommit.values()) await write();
+      await flushDeferredWrites(tx, scope.deferred);
+      return out;
+    } finally {
+      scopes.delete(tx);
+    }
+  });
+  for (const callback of scope.afterCommit) callback();
+  return result;
+}
+
+/**
+ * Calls `callback` once what `db` wrote is committed: at once outside a transaction, after
+ * the commit in a scoped one. In a transaction without a scope nobody can tell when it
+ * commits, so it is not called: only for what may be skipped (hints, prefetches).
+ */
+export function afterCommit(db: Kysely<Database>, callback: () => void): void {
+  const scope = scopes.get(db);
+  if (scope) scope.afterCommit.push(callback);
+  else if (!db.isTransaction) callback();
 }
 
 export function scopeOf(db: Kysely<Database>): TransactionScope | undefined {

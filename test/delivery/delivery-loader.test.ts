@@ -1,6 +1,7 @@
 // The delivery loader on each dialect: loads requested together share one query; a delivery
 // prefetched when its job was claimed is used while fresh, and read again once older than
 // PREFETCH_MAX_AGE_MS, so a webhook changed meanwhile (disabled, new URL) is seen as before.
+// A delivery read when it was committed is used only by its job's first claim.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery/delivery-loader.js";
@@ -14,7 +15,7 @@ for (const dialect of DIALECTS) {
     let store: Store;
     const userId = newId("u");
     const webhookId = newId("wh");
-    const deliveryIds = [newId("del"), newId("del")];
+    const deliveryIds = [newId("del"), newId("del"), newId("del"), newId("del")];
 
     before(async () => {
       database = await createTestDatabase(dialect);
@@ -47,6 +48,19 @@ for (const dialect of DIALECTS) {
       assert.equal(second?.wh_url, "http://127.0.0.1:9/new");
       assert.equal(Number(second?.wh_active), 0);
       assert.equal(await loader.load(newId("del")), undefined);
+    });
+
+    it("uses a row read at commit for the job's first claim only", async () => {
+      const clock = 0;
+      const loader = deliveryLoader(store.db, () => clock);
+      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/at-commit", active: 1 }).where("id", "=", webhookId).execute();
+      loader.prefetchCommitted([deliveryIds[2]!, deliveryIds[3]!]);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the reads are done
+      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/since" }).where("id", "=", webhookId).execute();
+      loader.prefetch(deliveryIds[2]!); // at claim: the row read at commit serves
+      assert.equal((await loader.load(deliveryIds[2]!, true))?.wh_url, "http://127.0.0.1:9/at-commit");
+      // A later claim (an attempt may have changed the delivery since): read again.
+      assert.equal((await loader.load(deliveryIds[3]!, false))?.wh_url, "http://127.0.0.1:9/since");
     });
   });
 }
