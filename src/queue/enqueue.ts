@@ -5,10 +5,10 @@ import { sql, type Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
 import { isPostgres } from "../store/dialect-of.js";
 import type { Database, JobsTable } from "../store/schema.js";
-import { notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
+import { afterCommit, notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
 import type { NewJob } from "./contract.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
-import { encodeWakeSignal, signalJobsAdded, wakeSignalFor } from "./wake.js";
+import { encodeWakeSignal, signalJobsAdded, THIS_PROCESS, wakeSignalFor } from "./wake.js";
 
 /** Rows per INSERT, well under both databases' parameter limits. */
 const CHUNK = 500;
@@ -29,16 +29,19 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     created_at: now,
   }));
   const signal = wakeSignalFor(rows, now);
-  // PostgreSQL: NOTIFY reaches every worker, this process's too, when the transaction commits;
-  // an in-process wake-up now would only claim before the rows are visible. In a grouped
+  // PostgreSQL: NOTIFY reaches every worker when the transaction commits; an in-process
+  // wake-up before then would only claim before the rows are visible. In a grouped
   // transaction the rows and the NOTIFY wait for the statement that carries the transaction's
-  // other deferred writes (store/deferred-writes.ts); otherwise the NOTIFY goes with the last
-  // chunk's INSERT. Either way: no round trip of its own on the path from emit to delivery.
+  // other deferred writes (store/deferred-writes.ts), and this process's workers are woken
+  // in-process as soon as the commit returns (they skip the NOTIFY naming this process, which
+  // comes a few hundred µs later). Otherwise the NOTIFY goes with the last chunk's INSERT and
+  // wakes everyone. Either way: no round trip of its own on the path from emit to delivery.
   // SQLite: wake this process at once — its claim waits on the single connection until the
   // transaction ends.
   if (isPostgres(db)) {
-    if (notifyBeforeCommit(db, JOBS_CHANNEL, encodeWakeSignal(signal))) {
+    if (notifyBeforeCommit(db, JOBS_CHANNEL, encodeWakeSignal({ ...signal, origin: THIS_PROCESS }))) {
       for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).compile());
+      afterCommit(db, () => signalJobsAdded(signal));
       return;
     }
     for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Database, JobsTable } from "../store/schema.js";
 import { queryNextDue } from "./next-due-query.js";
 import { claimScanSize, JOBS_CHANNEL, type ClaimRequest, type QueueDialect } from "./queue-dialect.js";
-import { decodeWakeSignal, type WakeSignal } from "./wake.js";
+import { decodeWakeSignal, THIS_PROCESS, type WakeSignal } from "./wake.js";
 
 const RECONNECT_DELAY_MS = 1000;
 
@@ -58,7 +58,11 @@ export function postgresQueueDialect(databaseUrl: string, logger: Logger, pool?:
       let retry: NodeJS.Timeout | undefined;
       const connect = async (): Promise<void> => {
         const next = new pg.Client({ connectionString: databaseUrl });
-        next.on("notification", (message) => onWake(decodeWakeSignal(message.payload)));
+        next.on("notification", (message) => {
+          const signal = decodeWakeSignal(message.payload);
+          if (signal?.origin === THIS_PROCESS) return; // woken in-process at its commit already
+          onWake(signal);
+        });
         next.on("error", (error) => {
           logger.warn({ err: error }, "queue LISTEN connection lost; reconnecting");
           next.end().catch(() => undefined);

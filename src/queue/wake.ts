@@ -4,11 +4,22 @@
 // due job stays as it was. `keys` names the concurrency keys of the added jobs (when every
 // job has one and they are few): a worker that already runs its limit of each of those keys
 // has nothing to claim for them, and skips the claim (it claims again when a key frees).
+import { randomString } from "../lib/ids.js";
+
 export interface WakeSignal {
   types: readonly string[];
   dueNow: boolean;
   keys?: readonly string[];
+  /** NOTIFY only: the process that sent it and woke its own workers in-process already. */
+  origin?: string;
 }
+
+/**
+ * This process, in the NOTIFYs whose jobs it also announced in-process after their commit:
+ * its own listener skips them instead of claiming a second time (the in-process wake-up
+ * comes as soon as the commit returns, the NOTIFY a few hundred µs later).
+ */
+export const THIS_PROCESS = randomString(12);
 
 /** More keys than this (or any job without a key) and a signal says "any key". */
 const MAX_SIGNAL_KEYS = 64;
@@ -42,12 +53,15 @@ export function wakeSignalFor(jobs: ReadonlyArray<{ type: string; run_at: number
 
 /** The NOTIFY payload (JSON, well under PostgreSQL's 8,000 bytes for MAX_SIGNAL_KEYS ids). */
 export function encodeWakeSignal(signal: WakeSignal): string {
-  return JSON.stringify(signal.keys ? { now: signal.dueNow, types: signal.types, keys: signal.keys } : { now: signal.dueNow, types: signal.types });
+  const payload: { now: boolean; types: readonly string[]; keys?: readonly string[]; origin?: string } = { now: signal.dueNow, types: signal.types };
+  if (signal.keys) payload.keys = signal.keys;
+  if (signal.origin) payload.origin = signal.origin;
+  return JSON.stringify(payload);
 }
 
 /** undefined (anything may be due) when the payload is not a signal of this version. */
 export function decodeWakeSignal(payload: string | undefined): WakeSignal | undefined {
-  let parsed: { now?: unknown; types?: unknown; keys?: unknown };
+  let parsed: { now?: unknown; types?: unknown; keys?: unknown; origin?: unknown };
   try {
     parsed = JSON.parse(payload ?? "");
   } catch {
@@ -57,5 +71,6 @@ export function decodeWakeSignal(payload: string | undefined): WakeSignal | unde
   if (typeof parsed !== "object" || parsed === null || typeof parsed.now !== "boolean" || !strings(parsed.types) || parsed.types.length === 0) return undefined;
   const signal: WakeSignal = { types: parsed.types, dueNow: parsed.now };
   if (strings(parsed.keys)) signal.keys = parsed.keys;
+  if (typeof parsed.origin === "string") signal.origin = parsed.origin;
   return signal;
 }

@@ -12,7 +12,7 @@ import { recordUsage } from "../../src/domain/usage/record-usage.js";
 import { utcDay } from "../../src/domain/users/billing-period.js";
 import { newId } from "../../src/lib/ids.js";
 import { JOBS_CHANNEL } from "../../src/queue/queue-dialect.js";
-import { decodeWakeSignal, type WakeSignal } from "../../src/queue/wake.js";
+import { decodeWakeSignal, THIS_PROCESS, type WakeSignal } from "../../src/queue/wake.js";
 import { combined, flushDeferredWrites } from "../../src/store/deferred-writes.js";
 import { inGroupTransaction } from "../../src/store/group-commit.js";
 import type { Database } from "../../src/store/schema.js";
@@ -87,7 +87,8 @@ for (const dialect of DIALECTS) {
           assert.match(statements[2]!, /^with w0 as \(insert into "deliveries"[\s\S]*insert into "jobs"[\s\S]*insert into "usage_daily"[\s\S]*delete from "events"[\s\S]*pg_notify/);
           assert.match(statements[3]!, /^commit$/);
           for (let i = 0; i < 50 && notified.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-          assert.deepEqual(notified, [{ types: ["delivery"], dueNow: true, keys: [webhookId] }]);
+          // It names this process, whose workers were woken in-process at the commit.
+          assert.deepEqual(notified, [{ types: ["delivery"], dueNow: true, keys: [webhookId], origin: THIS_PROCESS }]);
         }
 
         const events = await store.db.selectFrom("events").select("id").where("emitter_id", "=", emitterId).orderBy("ms").orderBy("seq").execute();
