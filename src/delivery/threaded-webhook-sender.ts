@@ -8,8 +8,12 @@
 // message per batch rather than per delivery. The thread starts with the first request, and
 // again after it exited: requests it had are answered with an error (and retried as any
 // failed attempt is), those not yet handed over go to the new thread.
+//
+// A lone request — nothing else in flight — is sent from this thread: the hop to the thread
+// and back cost a lone delivery about 0.35 ms of its latency (median of paired runs), and
+// with nothing else to do the loop has the CPU to spare. At most one is sent so at a time.
 import { Worker } from "node:worker_threads";
-import type { WebhookOutcome, WebhookRequest, WebhookSender, WebhookSenderOptions } from "./webhook-sender.js";
+import { createWebhookSender, type WebhookOutcome, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
 
 /** A request as it crosses to the thread: without the signal, which cannot be sent. */
 export type ThreadRequest = Omit<WebhookRequest, "signal">;
@@ -32,7 +36,14 @@ interface Watched {
   onAbort: () => void;
 }
 
-export function createThreadedWebhookSender(options: WebhookSenderOptions & { threadModule?: URL }): WebhookSender {
+export interface ThreadedSenderOptions extends WebhookSenderOptions {
+  /** The thread's module (tests use stand-ins). */
+  threadModule?: URL;
+  /** Whether a lone request is sent from this thread (default true; tests of the thread turn it off). */
+  directWhenIdle?: boolean;
+}
+
+export function createThreadedWebhookSender(options: ThreadedSenderOptions): WebhookSender {
   const threadModule = options.threadModule ?? new URL("./sender-thread.js", import.meta.url);
   const workerData: WebhookSenderOptions = { allowPrivateEgress: options.allowPrivateEgress, timeoutMs: options.timeoutMs };
   const pending = new Map<number, Pending>();
@@ -42,6 +53,8 @@ export function createThreadedWebhookSender(options: WebhookSenderOptions & { th
   let flushScheduled = false;
   let nextId = 1;
   let closed = false;
+  const direct = options.directWhenIdle === false ? undefined : createWebhookSender(workerData);
+  let directInFlight = 0;
 
   function startThread(): Worker {
     const started = new Worker(threadModule, { workerData });
@@ -127,6 +140,10 @@ export function createThreadedWebhookSender(options: WebhookSenderOptions & { th
     send(request) {
       if (closed) return Promise.resolve({ durationMs: 0, error: "the webhook sender is closed" });
       if (request.signal?.aborted) return Promise.resolve({ durationMs: 0, error: SHUTDOWN_ERROR });
+      if (direct && directInFlight === 0 && pending.size === 0) {
+        directInFlight++;
+        return direct.send(request).finally(() => directInFlight--);
+      }
       const id = nextId++;
       const { signal, ...toSend } = request;
       return new Promise<WebhookOutcome>((resolve) => {
@@ -139,6 +156,7 @@ export function createThreadedWebhookSender(options: WebhookSenderOptions & { th
     close() {
       if (closed) return;
       closed = true;
+      direct?.close();
       for (const [id, entry] of pending) if (!entry.sent) settle(id, { durationMs: 0, error: SHUTDOWN_ERROR });
       outbox = [];
       // Requests in the thread are answered by its exit.

@@ -34,7 +34,7 @@ describe("threaded webhook sender", () => {
   const request = (path: string, extra: Partial<WebhookRequest> = {}) => webhookRequest(base + path, extra);
 
   it("answers the requests of a thread that exited with an error, and sends later ones from a new thread", async () => {
-    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
+    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
     const first = await sender.send(request("/ok"));
     assert.equal(first.status, 200);
     const hanging = sender.send(request("/hang"));
@@ -48,7 +48,7 @@ describe("threaded webhook sender", () => {
   });
 
   it("answers at shutdown both a request in the thread and one not yet handed over", async () => {
-    const sender = createThreadedWebhookSender({ allowPrivateEgress: true });
+    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false });
     const shutdown = new AbortController();
     const inThread = sender.send(request("/hang", { signal: shutdown.signal }));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -68,12 +68,23 @@ describe("threaded webhook sender", () => {
   });
 
   it("answers a request in flight when it is closed", async () => {
-    const sender = createThreadedWebhookSender({ allowPrivateEgress: true });
+    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false });
     const pending = sender.send(request("/hang"));
     await new Promise((resolve) => setTimeout(resolve, 200));
     sender.close();
     const outcome = await pending;
     assert.equal(outcome.status, undefined);
     assert.match(outcome.error ?? "", /shutdown/);
+  });
+
+  it("sends a lone request itself and the others through the thread", async () => {
+    // The stand-in thread ends at /exit-thread: only a request that went through it fails so.
+    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
+    const lone = sender.send(request("/exit-thread"));
+    const second = sender.send(request("/exit-thread"));
+    const [loneOutcome, secondOutcome] = await Promise.all([lone, second]);
+    sender.close();
+    assert.equal(loneOutcome.status, 200, "the lone request never reached the thread");
+    assert.match(secondOutcome.error ?? "", /thread exited/, "the one sent meanwhile went through the thread");
   });
 });

@@ -13,7 +13,8 @@ import { webhookRequest } from "./webhook-request.js";
 
 const implementations: Array<[string, (options: WebhookSenderOptions) => WebhookSender]> = [
   ["in this thread", createWebhookSender],
-  ["in a worker thread", createThreadedWebhookSender],
+  ["in a worker thread, lone requests directly", createThreadedWebhookSender],
+  ["in a worker thread, every request", (options) => createThreadedWebhookSender({ ...options, directWhenIdle: false })],
 ];
 
 for (const [where, createSender] of implementations) describe(`webhook sender, ${where}`, () => {
