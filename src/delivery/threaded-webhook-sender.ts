@@ -5,13 +5,14 @@
 //
 // Requests of one turn of the event loop go to the thread in one message, and the thread
 // answers with the outcomes of one of its turns, so a busy stream of deliveries costs a
-// message per batch rather than per delivery. The thread starts with the first request, and
-// again after it exited: requests it had are answered with an error (and retried as any
+// message per batch rather than per delivery. The thread starts with the first request it
+// gets, and again after it exited: requests it had are answered with an error (and retried as any
 // failed attempt is), those not yet handed over go to the new thread.
 //
-// A lone request — nothing else in flight — is sent from this thread: the hop to the thread
-// and back cost a lone delivery about 0.35 ms of its latency (median of paired runs), and
-// with nothing else to do the loop has the CPU to spare. At most one is sent so at a time.
+// A lone request — nothing else in flight — is sent from the caller's thread instead: the hop
+// to the sender thread and back cost a lone delivery about 0.35 ms of its latency (median of
+// paired runs), and with nothing else to do the loop has the CPU to spare. At most one
+// request at a time is sent that way.
 import { Worker } from "node:worker_threads";
 import { createWebhookSender, type WebhookOutcome, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
 
@@ -39,7 +40,7 @@ interface Watched {
 export interface ThreadedSenderOptions extends WebhookSenderOptions {
   /** The thread's module (tests use stand-ins). */
   threadModule?: URL;
-  /** Whether a lone request is sent from this thread (default true; tests of the thread turn it off). */
+  /** Whether a lone request is sent from the caller's thread (default true; tests of the sender thread turn it off). */
   directWhenIdle?: boolean;
 }
 
