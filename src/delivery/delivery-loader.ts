@@ -30,8 +30,6 @@ export const PREFETCH_MAX_AGE_MS = 1000;
  * and rows read now would be stale by their claim.
  */
 const COMMITTED_PREFETCH_LIMIT = 256;
-/** Past this many unused prefetches, stale ones are dropped (jobs that never ran here). */
-const PREFETCH_SWEEP_SIZE = 4096;
 
 export interface DeliveryLoader {
   /**
@@ -44,8 +42,50 @@ export interface DeliveryLoader {
   prefetchCommitted(deliveryIds: string[]): void;
 }
 
+/**
+ * Rows read ahead of their use, each used once and only while fresh. Entries go in in time
+ * order, so stale ones (jobs that ran elsewhere, or never) are dropped from the front as new
+ * ones come.
+ */
+class ReadAhead {
+  private readonly rows = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
+
+  constructor(private readonly now: () => number) {}
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  has(id: string): boolean {
+    return this.rows.has(id);
+  }
+
+  put(id: string, row: Promise<LoadedDelivery | undefined>, at: number): void {
+    row.catch(() => undefined); // a failed read is read again by load()
+    this.rows.set(id, { at, row });
+  }
+
+  /** The row if it was read ahead and is still fresh; either way it is used up. */
+  take(id: string): Promise<LoadedDelivery | undefined> | undefined {
+    const entry = this.rows.get(id);
+    if (!entry) return undefined;
+    this.rows.delete(id);
+    return this.now() - entry.at <= PREFETCH_MAX_AGE_MS ? entry.row : undefined;
+  }
+
+  dropStale(at: number): void {
+    for (const [id, entry] of this.rows) {
+      if (at - entry.at <= PREFETCH_MAX_AGE_MS) break;
+      this.rows.delete(id);
+    }
+  }
+}
+
 export function deliveryLoader(db: Kysely<Database>, now: () => number = () => performance.now()): DeliveryLoader {
-  const prefetched = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
+  // Read when its job was claimed (also a job waiting for its webhook's limit).
+  const prefetched = new ReadAhead(now);
+  // Read when this process committed it, before any claim: valid only for a job's first claim.
+  const committed = new ReadAhead(now);
   // Loads requested in one turn share one query (queue/batcher.ts); an id asked twice is read once.
   const loads = createBatcher<string, LoadedDelivery | undefined>(async (ids) => {
     const rows = await loadGroup([...new Set(ids)]);
@@ -71,50 +111,24 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
     return new Map(rows.map((row) => [row.id, row as LoadedDelivery]));
   }
 
-  function sweep(at: number): void {
-    for (const [id, entry] of prefetched) if (at - entry.at > PREFETCH_MAX_AGE_MS) prefetched.delete(id);
-  }
-
-  // Read at commit, before any claim: valid only for a job's first claim (load's `firstClaim`).
-  const committed = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
-  function dropStaleCommitted(at: number): void {
-    // Entries are added in time order: the stale ones are at the front.
-    for (const [id, entry] of committed) {
-      if (at - entry.at <= PREFETCH_MAX_AGE_MS) break;
-      committed.delete(id);
-    }
-  }
-
   return {
     prefetchCommitted(deliveryIds) {
       const at = now();
-      dropStaleCommitted(at);
+      committed.dropStale(at);
       // A backlog: these would go stale before their claim and be read twice. Claims load them.
       if (committed.size >= COMMITTED_PREFETCH_LIMIT) return;
-      for (const id of deliveryIds) {
-        const row = request(id);
-        row.catch(() => undefined); // a failed read is read again by load()
-        committed.set(id, { at, row });
-      }
+      for (const id of deliveryIds) committed.put(id, request(id), at);
     },
     prefetch(deliveryId) {
       if (prefetched.has(deliveryId) || committed.has(deliveryId)) return;
       const at = now();
-      if (prefetched.size >= PREFETCH_SWEEP_SIZE) sweep(at);
-      const row = request(deliveryId);
-      row.catch(() => undefined); // a failed prefetch is read again by load()
-      prefetched.set(deliveryId, { at, row });
+      prefetched.dropStale(at);
+      prefetched.put(deliveryId, request(deliveryId), at);
     },
     load(deliveryId, firstClaim = false) {
-      const early = committed.get(deliveryId);
-      if (early) {
-        committed.delete(deliveryId);
-        if (firstClaim && now() - early.at <= PREFETCH_MAX_AGE_MS) return early.row.catch(() => request(deliveryId));
-      }
-      const entry = prefetched.get(deliveryId);
-      prefetched.delete(deliveryId);
-      if (entry && now() - entry.at <= PREFETCH_MAX_AGE_MS) return entry.row.catch(() => request(deliveryId));
-      return request(deliveryId);
+      const early = committed.take(deliveryId);
+      const ahead = (firstClaim ? early : undefined) ?? prefetched.take(deliveryId);
+      return ahead ? ahead.catch(() => request(deliveryId)) : request(deliveryId);
     },
   };
 }
