@@ -6,8 +6,8 @@ import { DbJobQueue } from "./db-job-queue.js";
 import { postgresQueueDialect } from "./postgres-queue-dialect.js";
 import { sqliteQueueDialect } from "./sqlite-queue-dialect.js";
 
-export function createJobQueue(options: { store: Pick<Store, "db" | "dialect" | "databaseUrl" | "pool">; clock: Clock; logger: Logger; leaseMs?: number; pollMs?: number }): DbJobQueue {
+export function createJobQueue(options: { store: Pick<Store, "db" | "dialect" | "databaseUrl">; clock: Clock; logger: Logger; leaseMs?: number; pollMs?: number }): DbJobQueue {
   const { store } = options;
-  const dialect = store.dialect === "postgres" ? postgresQueueDialect(store.databaseUrl!, options.logger, store.pool) : sqliteQueueDialect;
+  const dialect = store.dialect === "postgres" ? postgresQueueDialect(store.databaseUrl!, options.logger) : sqliteQueueDialect;
   return new DbJobQueue({ db: store.db, dialect, clock: options.clock, logger: options.logger, leaseMs: options.leaseMs, pollMs: options.pollMs });
 }

@@ -11,7 +11,7 @@ import { decodeWakeSignal, THIS_PROCESS, type WakeSignal } from "./wake.js";
 
 const RECONNECT_DELAY_MS = 1000;
 
-/** The claim statement: its text never changes, so PostgreSQL can keep it prepared. */
+/** The claim statement: its text never changes, so it runs prepared (store/postgres.ts, ADR 0016). */
 const CLAIM_SQL = `
   update jobs set lease_token = $1, locked_until = $2, attempts = attempts + 1
   where id in (
@@ -34,19 +34,13 @@ const CLAIM_SQL = `
   )
   returning *`;
 
-/**
- * `pool`: the store's pool, for the claim as a named prepared statement (planned once per
- * connection: about half a millisecond less per claim, on the path from emit to delivery).
- * Without it the claim goes through Kysely, unprepared.
- */
-export function postgresQueueDialect(databaseUrl: string, logger: Logger, pool?: pg.Pool): QueueDialect {
+export function postgresQueueDialect(databaseUrl: string, logger: Logger): QueueDialect {
   return {
     async claim(db: Kysely<Database>, r: ClaimRequest): Promise<JobsTable[]> {
       // As on SQLite (at most `perKey` per concurrency key among the earliest due jobs), then
       // row locks skipping jobs another worker is claiming; the lease is re-checked under lock.
       const perKey = r.perKey > 0 ? r.perKey : r.limit;
       const values = [r.token, r.now + r.leaseMs, r.type, r.now, r.busyKeys, claimScanSize(r.limit, r.perKey), perKey, r.limit];
-      if (pool) return (await pool.query<JobsTable>({ name: "sluice_claim_jobs", text: CLAIM_SQL, values })).rows;
       return (await db.executeQuery(CompiledQuery.raw(CLAIM_SQL, values))).rows as JobsTable[];
     },
     nextDue(db, type, busyKeys) {
