@@ -5,6 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { call, createAccount, waitFor } from "./lib/api.js";
+import { withFreshDatabase } from "./lib/fresh-database.js";
 import { startSluiceServer } from "./lib/processes.js";
 
 // Emits `count` events, each stamped with the moment of its emit.
@@ -119,9 +120,11 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
   }
 }
 
-// Run directly: node dist/bench/delivery.js
+// Run directly: node dist/bench/delivery.js (on PostgreSQL too with BENCH_DATABASE_URL, in a
+// database of its own, as `npm run bench` does, so that runs can follow each other).
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/"))) {
-  runDeliveryBench({ database: process.env.BENCH_DATABASE_URL })
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  (adminUrl ? withFreshDatabase(adminUrl, (database) => runDeliveryBench({ database })) : runDeliveryBench())
     .then((report) => console.log(JSON.stringify(report, null, 2)))
     .catch((error) => {
       console.error(error);
