@@ -12,6 +12,7 @@ export interface ObserverDatabase {
 
 /** The server's PostgreSQL database when it has one, else its SQLite file in dataDir (WAL: readers never block it). */
 export function openObserverDatabase(options: { dataDir: string; databaseUrl?: string }): ObserverDatabase {
-  const db = options.databaseUrl ? openPostgres(options.databaseUrl).db : openSqlite(options.dataDir);
+  if (!options.databaseUrl) return openSqlite(options.dataDir, { checkpoints: false }); // the server checkpoints
+  const { db } = openPostgres(options.databaseUrl);
   return { db, close: () => db.destroy() };
 }

@@ -4,6 +4,7 @@ import type pg from "pg";
 import { migrateToLatest } from "./migrate.js";
 import { openPostgres } from "./postgres.js";
 import type { Database } from "./schema.js";
+import type { CheckpointOptions } from "./sqlite-checkpoints.js";
 import { openSqlite } from "./sqlite.js";
 
 export type DialectName = "sqlite" | "postgres";
@@ -17,14 +18,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export async function openStore(options: { databaseUrl?: string; dataDir: string }): Promise<Store> {
+export async function openStore(options: { databaseUrl?: string; dataDir: string; checkpoints?: CheckpointOptions }): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
     const { db, pool } = openPostgres(options.databaseUrl);
     store = { db, dialect: "postgres", databaseUrl: options.databaseUrl, pool, close: () => db.destroy() };
   } else {
-    const db = openSqlite(options.dataDir);
-    store = { db, dialect: "sqlite", close: () => db.destroy() };
+    const { db, close } = openSqlite(options.dataDir, { checkpoints: options.checkpoints });
+    store = { db, dialect: "sqlite", close };
   }
   try {
     await migrateToLatest(store.db);

@@ -1,0 +1,19 @@
+// The thread that checkpoints SQLite's write-ahead log for the service's connection
+// (sqlite-checkpoints.ts, ADR 0017). It holds no transaction between checkpoints, so the
+// log can start over from its beginning once everything in it was copied.
+import { workerData } from "node:worker_threads";
+import SQLite from "better-sqlite3";
+import type { CheckpointThreadData } from "./sqlite-checkpoints.js";
+
+const { file, intervalMs } = workerData as CheckpointThreadData;
+const db = new SQLite(file);
+// Changes whenever another connection commits: an idle database costs no checkpoint.
+const dataVersion = db.prepare("pragma data_version").pluck();
+let checkpointedAt: unknown;
+
+setInterval(() => {
+  const version = dataVersion.get();
+  if (version === checkpointedAt) return;
+  db.pragma("wal_checkpoint(PASSIVE)");
+  checkpointedAt = version;
+}, intervalMs);

@@ -1,0 +1,89 @@
+// SQLite's write-ahead log is checkpointed by a thread of its own (ADR 0017): the service's
+// connection never checkpoints while the thread runs, the thread starts only once the log is
+// big enough, and the connection takes checkpoints back should the thread exit. SQLite only:
+// PostgreSQL has nothing like it.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { sql } from "kysely";
+import type { CheckpointOptions } from "../../src/store/sqlite-checkpoints.js";
+import { openSqlite, type SqliteStore } from "../../src/store/sqlite.js";
+
+const dirs: string[] = [];
+after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function open(checkpoints: CheckpointOptions): Promise<{ store: SqliteStore; file: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-checkpoints-"));
+  dirs.push(dir);
+  const store = openSqlite(dir, { checkpoints });
+  await sql`create table filler (id integer primary key, body text not null)`.execute(store.db);
+  return { store, file: join(dir, "sluice.db") };
+}
+
+/** Commits `count` rows of 1 KiB, one transaction each, as a busy service would. */
+async function write(store: SqliteStore, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await sql`insert into filler (body) values (${"x".repeat(1024)})`.execute(store.db);
+}
+
+async function autocheckpointPages(store: SqliteStore): Promise<number> {
+  const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+  return rows[0]!.wal_autocheckpoint;
+}
+
+async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("SQLite checkpoints in a thread", () => {
+  it("the service's connection never checkpoints; the thread copies the log into the database once it is big enough", async () => {
+    const { store, file } = await open({ startAtWalBytes: 1024 * 1024, intervalMs: 20 });
+    try {
+      assert.equal(await autocheckpointPages(store), 0);
+      const before = statSync(file).size;
+      await write(store, 50); // about 100 pages of log: below the threshold
+      await new Promise((resolve) => setTimeout(resolve, 600)); // two looks at the log's size
+      assert.equal(store.checkpoints!.threadRunning, false, "no thread for a small log");
+      assert.equal(statSync(file).size, before, "nothing checkpointed by the service's connection");
+
+      await write(store, 500);
+      await eventually(() => store.checkpoints!.threadRunning, "the thread starts");
+      // Only a checkpoint writes pages into the database file itself.
+      await eventually(() => statSync(file).size > before + 400 * 1024, "the thread checkpointed the log");
+      assert.equal(await autocheckpointPages(store), 0, "the thread, not the service's connection");
+      const { rows } = await sql<{ n: number }>`select count(*) as n from filler`.execute(store.db);
+      assert.equal(rows[0]!.n, 550);
+    } finally {
+      await store.close();
+    }
+    assert.equal(existsSync(`${file}-wal`), false, "closing leaves no log behind: the thread's connection closed first");
+  });
+
+  it("checkpoints on the service's connection again when the thread exits", async () => {
+    const { store } = await open({ startAtWalBytes: 64 * 1024, threadModule: new URL("./fixtures/exiting-checkpoint-thread.js", import.meta.url) });
+    try {
+      await write(store, 100); // past the threshold: the (stand-in) thread starts and exits
+      await eventually(async () => (await autocheckpointPages(store)) === 1000, "the connection checkpoints itself (SQLite's default of 1,000 pages)");
+      assert.equal(store.checkpoints!.threadRunning, false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a reader opened without checkpoints leaves them to the service", async () => {
+    const { store, file } = await open({ startAtWalBytes: 64 * 1024 });
+    const reader = openSqlite(join(file, ".."), { checkpoints: false });
+    try {
+      assert.equal(reader.checkpoints, undefined);
+      assert.equal(await autocheckpointPages(reader), 1000, "its connection is as SQLite opens it");
+    } finally {
+      await reader.close();
+      await store.close();
+    }
+  });
+});
