@@ -335,6 +335,10 @@ export class DbJobQueue implements JobQueue {
       .where("id", "=", row.id)
       .where("lease_token", "=", token)
       .execute();
+    // Its type's next-due time changed (a leased job counted until its lease's end). Without
+    // this, a wake-up timer that fires a millisecond early (Node's timers start from the
+    // loop's cached time) found nothing to claim, and the loop slept until that old time.
+    this.nextDue.markStale(row.type);
     // Only this job's type can have become due: wake for it alone, not for every type.
     const delay = runAt - this.options.clock.now();
     if (this.running && delay < this.pollMs) setTimeout(() => this.wake([row.type], true), Math.max(0, delay)).unref();

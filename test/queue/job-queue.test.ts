@@ -89,6 +89,28 @@ for (const dialect of DIALECTS) {
       await queue.stop();
     });
 
+    it("runs a retry when it is due even if its wake-up timer fires early, not at the next poll", async () => {
+      // Node's timers count from the event loop's cached time, so one may fire a little before
+      // the clock reaches the time it was set for. The clock here falls 20 ms behind after the
+      // retry's timer was set, so that timer fires 20 ms early.
+      let lag = 0;
+      const clock = { now: () => Date.now() - lag };
+      const queue = createJobQueue({ store, clock, logger, pollMs: 60_000 });
+      queues.push(queue);
+      const runs: number[] = [];
+      queue.handle("early-wake", async (job) => {
+        runs.push(Date.now());
+        if (job.attempts > 1) return;
+        setTimeout(() => (lag = 20), 25);
+        return { retryAt: clock.now() + 100 };
+      });
+      queue.start();
+      await queue.enqueue(store.db, [{ type: "early-wake", payload: {} }]);
+      await waitFor(() => runs.length === 2, 3000); // the poll (and the first lease) is a minute
+      assert.ok(runs[1]! - runs[0]! >= 100, "not before it was due");
+      await queue.stop();
+    });
+
     it("a dead worker's lease expires and another worker takes the job", async () => {
       await newQueue().enqueue(store.db, [{ type: "orphan", payload: { v: 7 } }]);
       // A worker claims the job with a short lease and then dies without finishing it.
