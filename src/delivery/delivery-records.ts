@@ -4,6 +4,7 @@ import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
 import type { JobLease } from "../queue/contract.js";
 import { isPostgres } from "../store/dialect-of.js";
+import { rowInserter } from "../store/insert-rows.js";
 import { newTimeOrderedId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 
@@ -34,6 +35,8 @@ function attemptRow(deliveryId: string, attempt: AttemptRecord) {
     error: attempt.error === undefined ? null : attempt.error.slice(0, ATTEMPT_EXCERPT_CHARS),
   };
 }
+
+const insertAttempts = rowInserter("delivery_attempts", { id: true, delivery_id: true, attempted_at: true, status_code: true, duration_ms: true, response_excerpt: true, error: true });
 
 export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord): Promise<void> {
   await db.insertInto("delivery_attempts").values(attemptRow(deliveryId, attempt)).execute();
@@ -79,7 +82,7 @@ export function successRecorder(db: Kysely<Database>, now: () => number): Batche
       return;
     }
     await db.transaction().execute(async (tx) => {
-      await tx.insertInto("delivery_attempts").values(attempts).execute();
+      await insertAttempts.execute(tx, attempts);
       await tx.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
       await completeJobs(tx, jobs);
     });

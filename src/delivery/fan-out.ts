@@ -11,6 +11,7 @@ import type { StoredEvent } from "../domain/events/stored-event.js";
 import { streamOf } from "../domain/subscriptions/event-name.js";
 import { idPrefix, newTimeOrderedId } from "../lib/ids.js";
 import { enqueueJobs } from "../queue/enqueue.js";
+import { rowInserter } from "../store/insert-rows.js";
 import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
@@ -70,10 +71,27 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   if (deliveries.length === 0) return;
   // Nothing in the transaction reads them back: on PostgreSQL they go with its other deferred
   // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
-  for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, db.insertInto("deliveries").values(deliveries.slice(i, i + 200)).compile());
+  for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, insertDeliveries.compile(db, deliveries.slice(i, i + 200)));
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
   announceOnCommit(db, deliveries.map((delivery) => delivery.id));
 }
+
+const insertDeliveries = rowInserter("deliveries", {
+  id: true,
+  user_id: true,
+  listener_id: true,
+  emitter_id: true,
+  event_id: true,
+  stream: true,
+  event: true,
+  hops: true,
+  status: true,
+  attempts: true,
+  next_attempt_at: true,
+  last_attempt_at: true,
+  created_at: true,
+  updated_at: true,
+});
 
 function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {
   const groups = new Map<string, StoredEvent[]>();

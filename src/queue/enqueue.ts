@@ -4,6 +4,7 @@
 import { sql, type Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
 import { isPostgres } from "../store/dialect-of.js";
+import { rowInserter } from "../store/insert-rows.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import { afterCommit, notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
 import type { NewJob } from "./contract.js";
@@ -12,6 +13,20 @@ import { encodeWakeSignal, signalJobsAdded, THIS_PROCESS, wakeSignalFor } from "
 
 /** Rows per INSERT, well under both databases' parameter limits. */
 const CHUNK = 500;
+
+const insertJobs = rowInserter("jobs", {
+  id: true,
+  type: true,
+  payload: true,
+  user_id: true,
+  concurrency_key: true,
+  run_at: true,
+  attempts: true,
+  lease_token: true,
+  locked_until: true,
+  last_error: true,
+  created_at: true,
+});
 
 export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: number = Date.now()): Promise<void> {
   if (jobs.length === 0) return;
@@ -40,11 +55,11 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
   // transaction ends.
   if (isPostgres(db)) {
     if (notifyBeforeCommit(db, JOBS_CHANNEL, encodeWakeSignal({ ...signal, origin: THIS_PROCESS }))) {
-      for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).compile());
+      for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, insertJobs.compile(db, rows.slice(i, i + CHUNK)));
       afterCommit(db, () => signalJobsAdded(signal));
       return;
     }
-    for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
+    for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await insertJobs.execute(db, rows.slice(i, i + CHUNK));
     const last = rows.slice(Math.floor((rows.length - 1) / CHUNK) * CHUNK);
     await db
       .with("inserted", (qc) => qc.insertInto("jobs").values(last))
@@ -52,7 +67,7 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
       .execute();
     if (db.isTransaction) return;
   } else {
-    for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto("jobs").values(rows.slice(i, i + CHUNK)).execute();
+    for (let i = 0; i < rows.length; i += CHUNK) await insertJobs.execute(db, rows.slice(i, i + CHUNK));
   }
   signalJobsAdded(signal);
 }

@@ -7,6 +7,7 @@
 import { sql, type Kysely } from "kysely";
 import { fanOut, type Listening } from "../../delivery/fan-out.js";
 import { randomString } from "../../lib/ids.js";
+import { rowInserter } from "../../store/insert-rows.js";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database } from "../../store/schema.js";
 import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
@@ -33,6 +34,7 @@ const newestOfEmitter = preparedQuery((db, emitterId: string) =>
 const insertOne = preparedQuery((db, emitterId: string, ms: number, seq: number, id: string, userId: string, stream: string, event: string, metadata: string) =>
   db.insertInto("events").values({ emitter_id: emitterId, ms, seq, id, user_id: userId, stream, event, metadata }),
 );
+const insertEvents = rowInserter("events", { emitter_id: true, ms: true, seq: true, id: true, user_id: true, stream: true, event: true, metadata: true });
 // One statement: everything older than the stream's 100th newest event goes (nothing while
 // the stream holds fewer).
 const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
@@ -64,7 +66,7 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
       const r = rows[0]!;
       await insertOne(db, r.emitter_id, r.ms, r.seq, r.id, r.user_id, r.stream, r.event, r.metadata);
     } else {
-      await db.insertInto("events").values(rows).execute();
+      await insertEvents.execute(db, rows);
     }
   }
   memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
