@@ -6,6 +6,7 @@ import * as sourcesEvents from "./003-sources-events.js";
 import * as delivery from "./004-delivery.js";
 import * as workflows from "./005-workflows.js";
 import * as jobsByKey from "./006-jobs-by-key.js";
+import * as roomForUpdates from "./007-room-for-updates.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "004-delivery": delivery,
   "005-workflows": workflows,
   "006-jobs-by-key": jobsByKey,
+  "007-room-for-updates": roomForUpdates,
 };
