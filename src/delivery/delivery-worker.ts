@@ -33,9 +33,11 @@ export interface DeliveryWorkerOptions {
  * Per listener, so a slow or dead endpoint holds at most this many of a worker's delivery
  * slots: the queue does not claim a listener's deliveries while it has this many running.
  * One busy endpoint's throughput is this many over a request's round trip (Little's law);
- * at 32 the benchmark's single webhook was held to ~3,400/s with CPU to spare (ADR 0014).
+ * at 32 the benchmark's single webhook was held to ~3,400/s with CPU to spare (ADR 0014),
+ * and at 64 to ~5,600/s on SQLite and ~4,000/s on PostgreSQL, again with CPU idle while
+ * the backlog drained (ADR 0018).
  */
-export const PER_LISTENER_CONCURRENCY = 64;
+export const PER_LISTENER_CONCURRENCY = 128;
 /** Deliveries in flight per worker: sixteen listeners at their limit, as before. */
 const WORKER_CONCURRENCY = 16 * PER_LISTENER_CONCURRENCY;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
