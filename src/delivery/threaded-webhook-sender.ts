@@ -14,7 +14,7 @@
 // paired runs), and with nothing else to do the loop has the CPU to spare. At most one
 // request at a time is sent that way.
 import { Worker } from "node:worker_threads";
-import { createWebhookSender, type WebhookOutcome, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
+import { createWebhookSender, type StopSignal, type WebhookOutcome, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
 
 /** A request as it crosses to the thread: without the signal, which cannot be sent. */
 export type ThreadRequest = Omit<WebhookRequest, "signal">;
@@ -26,7 +26,7 @@ const SHUTDOWN_ERROR = "delivery interrupted by shutdown";
 interface Pending {
   resolve: (outcome: WebhookOutcome) => void;
   started: number;
-  signal: AbortSignal | undefined;
+  signal: StopSignal | undefined;
   /** Handed to the current thread (false: still in the outbox). */
   sent: boolean;
 }
@@ -48,7 +48,7 @@ export function createThreadedWebhookSender(options: ThreadedSenderOptions): Web
   const threadModule = options.threadModule ?? new URL("./sender-thread.js", import.meta.url);
   const workerData: WebhookSenderOptions = { allowPrivateEgress: options.allowPrivateEgress, timeoutMs: options.timeoutMs };
   const pending = new Map<number, Pending>();
-  const watched = new Map<AbortSignal, Watched>();
+  const watched = new Map<StopSignal, Watched>();
   let thread: Worker | undefined;
   let outbox: Array<[number, ThreadRequest]> = [];
   let flushScheduled = false;
@@ -100,7 +100,7 @@ export function createThreadedWebhookSender(options: ThreadedSenderOptions): Web
     entry.resolve(outcome);
   }
 
-  function watch(signal: AbortSignal, id: number): void {
+  function watch(signal: StopSignal, id: number): void {
     let entry = watched.get(signal);
     if (!entry) {
       const ids = new Set<number>();
@@ -112,7 +112,7 @@ export function createThreadedWebhookSender(options: ThreadedSenderOptions): Web
     entry.ids.add(id);
   }
 
-  function unwatch(signal: AbortSignal, id: number): void {
+  function unwatch(signal: StopSignal, id: number): void {
     const entry = watched.get(signal);
     if (!entry) return;
     entry.ids.delete(id);

@@ -121,6 +121,22 @@ for (const [where, createSender] of implementations) describe(`webhook sender, $
     assert.equal(connections.length, before);
   });
 
+  it("refuses a URL it cannot send to every time, and sends to each good URL its own path", async () => {
+    const sender = createSender({ allowPrivateEgress: true });
+    const before = connections.length;
+    for (let i = 0; i < 2; i++) {
+      // The second time the URL's parse and checks are remembered (webhook-sender.ts: TargetCache).
+      assert.equal((await sender.send(request("", { url: "not a url" }))).error, "invalid webhook url");
+      assert.equal((await sender.send(request("", { url: "ftp://127.0.0.1/x" }))).error, "unsupported protocol ftp:");
+    }
+    assert.equal(connections.length, before);
+    const first = await sender.send(request("", { url: `${base}/ok?n=1` }));
+    const second = await sender.send(request("", { url: `${base}/status/202` }));
+    sender.close();
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 202);
+  });
+
   it("gives every one of many concurrent requests its own outcome", async () => {
     const sender = createSender({ allowPrivateEgress: true });
     const statuses = Array.from({ length: 300 }, (_, i) => [200, 201, 404, 500, 503][i % 5]!);
