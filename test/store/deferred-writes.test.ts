@@ -13,7 +13,7 @@ import { utcDay } from "../../src/domain/users/billing-period.js";
 import { newId } from "../../src/lib/ids.js";
 import { JOBS_CHANNEL } from "../../src/queue/queue-dialect.js";
 import { decodeWakeSignal, THIS_PROCESS, type WakeSignal } from "../../src/queue/wake.js";
-import { combined, flushDeferredWrites } from "../../src/store/deferred-writes.js";
+import { combined, flushDeferredWrites, shiftParameters } from "../../src/store/deferred-writes.js";
 import { inGroupTransaction } from "../../src/store/group-commit.js";
 import type { Database } from "../../src/store/schema.js";
 import { openStore, type Store } from "../../src/store/store.js";
@@ -24,6 +24,15 @@ describe("combined deferred writes", () => {
     const query = combined([CompiledQuery.raw("insert into a values ($1, $2)", [1, 2]), CompiledQuery.raw("delete from b where x = $1", [3])], [{ channel: "c", payload: "p" }]);
     assert.equal(query.sql, "with w0 as (insert into a values ($1, $2)), w1 as (delete from b where x = $3) select pg_notify($4, $5) as n0");
     assert.deepEqual(query.parameters, [1, 2, 3, "c", "p"]);
+  });
+
+  it("renumbers a text's parameters, and remembers the result for the next emit", () => {
+    const text = "insert into a values ($1, $2), ($3, $10)";
+    assert.equal(shiftParameters(text, 0), text);
+    const shifted = shiftParameters(text, 5);
+    assert.equal(shifted, "insert into a values ($6, $7), ($8, $15)");
+    assert.equal(shiftParameters(text, 5), shifted);
+    assert.equal(shiftParameters(text, 1), "insert into a values ($2, $3), ($4, $11)");
   });
 
   it("sends a lone write as it is", () => {
