@@ -2,7 +2,8 @@
 // turn of the event loop, and each used to load its delivery with its own query. Requests
 // made in the same turn (and while the previous group is loading) share one query.
 //
-// Deliveries are prefetched when their job is claimed, also those that must wait for a place
+// A delivery's first claim uses the row fan-out wrote, handed over at its commit, while fresh.
+// Other deliveries are prefetched when their job is claimed, also those that must wait for a place
 // under their webhook's limit: when a place frees, the next delivery is already loaded and
 // its request starts at once. A prefetched row is used only while it is fresh (a second), so
 // a change of the webhook (disabled, new URL) reaches deliveries as soon as before, give or
@@ -26,10 +27,11 @@ const MAX_GROUP = 500;
 /** How long a prefetched row may be used instead of reading it again. */
 export const PREFETCH_MAX_AGE_MS = 1000;
 /**
- * Deliveries read at commit and not yet claimed, at most: more means the worker is behind,
- * and rows read now would be stale by their claim.
+ * Rows handed over at commit and not yet claimed, at most (and their events' size): they
+ * cost no read, but a worker far behind would only hold them until they are stale.
  */
-const COMMITTED_PREFETCH_LIMIT = 256;
+const COMMITTED_ROWS_LIMIT = 8192;
+const COMMITTED_BYTES_LIMIT = 32 * 1024 * 1024;
 
 export interface DeliveryLoader {
   /**
@@ -38,8 +40,8 @@ export interface DeliveryLoader {
    */
   load(deliveryId: string, firstClaim?: boolean): Promise<LoadedDelivery | undefined>;
   prefetch(deliveryId: string): void;
-  /** Deliveries just committed by this process (committed-deliveries.ts): read now, used at their first claim. */
-  prefetchCommitted(deliveryIds: string[]): void;
+  /** Deliveries as this process just committed them (committed-deliveries.ts), for their first claim. */
+  committed(rows: LoadedDelivery[]): void;
 }
 
 /**
@@ -48,7 +50,9 @@ export interface DeliveryLoader {
  * ones come.
  */
 class ReadAhead {
-  private readonly rows = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined> }>();
+  private readonly rows = new Map<string, { at: number; row: Promise<LoadedDelivery | undefined>; bytes: number }>();
+  /** Event bytes of the rows held (only rows put with their size count). */
+  bytes = 0;
 
   constructor(private readonly now: () => number) {}
 
@@ -60,31 +64,37 @@ class ReadAhead {
     return this.rows.has(id);
   }
 
-  put(id: string, row: Promise<LoadedDelivery | undefined>, at: number): void {
+  put(id: string, row: Promise<LoadedDelivery | undefined>, at: number, bytes = 0): void {
     row.catch(() => undefined); // a failed read is read again by load()
-    this.rows.set(id, { at, row });
+    this.rows.set(id, { at, row, bytes });
+    this.bytes += bytes;
   }
 
   /** The row if it was read ahead and is still fresh; either way it is used up. */
   take(id: string): Promise<LoadedDelivery | undefined> | undefined {
     const entry = this.rows.get(id);
     if (!entry) return undefined;
-    this.rows.delete(id);
+    this.remove(id, entry.bytes);
     return this.now() - entry.at <= PREFETCH_MAX_AGE_MS ? entry.row : undefined;
   }
 
   dropStale(at: number): void {
     for (const [id, entry] of this.rows) {
       if (at - entry.at <= PREFETCH_MAX_AGE_MS) break;
-      this.rows.delete(id);
+      this.remove(id, entry.bytes);
     }
+  }
+
+  private remove(id: string, bytes: number): void {
+    this.rows.delete(id);
+    this.bytes -= bytes;
   }
 }
 
 export function deliveryLoader(db: Kysely<Database>, now: () => number = () => performance.now()): DeliveryLoader {
   // Read when its job was claimed (also a job waiting for its webhook's limit).
   const prefetched = new ReadAhead(now);
-  // Read when this process committed it, before any claim: valid only for a job's first claim.
+  // As this process committed it, before any claim: valid only for a job's first claim.
   const committed = new ReadAhead(now);
   // Loads requested in one turn share one query (queue/batcher.ts); an id asked twice is read once.
   const loads = createBatcher<string, LoadedDelivery | undefined>(async (ids) => {
@@ -112,12 +122,14 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
   }
 
   return {
-    prefetchCommitted(deliveryIds) {
+    committed(rows) {
       const at = now();
       committed.dropStale(at);
-      // A backlog: these would go stale before their claim and be read twice. Claims load them.
-      if (committed.size >= COMMITTED_PREFETCH_LIMIT) return;
-      for (const id of deliveryIds) committed.put(id, request(id), at);
+      for (const row of rows) {
+        // Far behind: claims load these later, as they would without this.
+        if (committed.size >= COMMITTED_ROWS_LIMIT || committed.bytes >= COMMITTED_BYTES_LIMIT) return;
+        committed.put(row.id, Promise.resolve(row), at, row.event.length);
+      }
     },
     prefetch(deliveryId) {
       if (prefetched.has(deliveryId) || committed.has(deliveryId)) return;

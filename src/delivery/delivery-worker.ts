@@ -49,7 +49,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const sender = options.sender ?? createThreadedWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
   const deliveries = deliveryLoader(ctx.db);
-  const stopAnnouncements = onDeliveriesCommitted((ids) => deliveries.prefetchCommitted(ids));
+  const stopAnnouncements = onDeliveriesCommitted((rows) => deliveries.committed(rows));
 
   async function run(job: Job): Promise<Result> {
     // The delivery and, for webhook listeners, the webhook of the same account; loaded

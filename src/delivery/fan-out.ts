@@ -16,6 +16,7 @@ import { preparedQuery } from "../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
 import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
 import { announceOnCommit } from "./committed-deliveries.js";
+import type { LoadedDelivery } from "./delivery-loader.js";
 import { deliveryJobs } from "./delivery-job-type.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
@@ -32,7 +33,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   const hops = options.hops ?? currentDeliveryHops();
   if (hops >= MAX_DELIVERY_HOPS) return; // subscription loop guard, see hops.ts
   const now = options.now ?? Date.now();
-  const deliveries: DeliveriesTable[] = [];
+  const deliveries: LoadedDelivery[] = [];
 
   const groups = groupByEmitter(events);
   for (const [key, group] of groups) {
@@ -41,14 +42,14 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
     const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob, groups.size === 1 ? options.listening : undefined);
     if (subscriptions.length === 0) continue;
     for (const event of group) {
-      const listeners = new Set<string>(); // exact id and glob may both match: deliver once
+      const listeners = new Map<string, WebhookColumns>(); // exact id and glob may both match: deliver once
       for (const s of subscriptions) {
         if (streamOf(s.event_name) !== event.stream) continue;
-        listeners.add(s.listener_id);
+        listeners.set(s.listener_id, s);
       }
       if (listeners.size === 0) continue;
       const body = event.json ?? JSON.stringify(event.event ?? null);
-      for (const listenerId of listeners) {
+      for (const [listenerId, webhook] of listeners) {
         deliveries.push({
           id: newTimeOrderedId("del"),
           user_id: userId,
@@ -64,6 +65,12 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
           last_attempt_at: null,
           created_at: now,
           updated_at: now,
+          wh_id: webhook.wh_id ?? null,
+          wh_url: webhook.wh_url ?? null,
+          wh_active: webhook.wh_active ?? null,
+          wh_signing_secret: webhook.wh_signing_secret ?? null,
+          wh_previous_secret: webhook.wh_previous_secret ?? null,
+          wh_previous_secret_expires_at: webhook.wh_previous_secret_expires_at ?? null,
         });
       }
     }
@@ -73,7 +80,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
   for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, insertDeliveries.compile(db, deliveries.slice(i, i + 200)));
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
-  announceOnCommit(db, deliveries.map((delivery) => delivery.id));
+  announceOnCommit(db, deliveries);
 }
 
 const insertDeliveries = rowInserter("deliveries", {
@@ -109,7 +116,8 @@ const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glo
   db
     .selectFrom("subscriptions as s")
     .leftJoin("webhooks as w", (join) => join.onRef("w.id", "=", "s.listener_id").onRef("w.user_id", "=", "s.user_id"))
-    .select(["s.listener_id", "s.event_name"])
+    // The webhook's columns go to the delivery worker with the deliveries (committed-deliveries.ts).
+    .select(["s.listener_id", "s.event_name", "w.id as wh_id", "w.url as wh_url", "w.active as wh_active", "w.signing_secret as wh_signing_secret", "w.previous_secret as wh_previous_secret", "w.previous_secret_expires_at as wh_previous_secret_expires_at"])
     .where("s.user_id", "=", userId)
     .where("s.emitter_id", "in", [emitterId, glob])
     .where("s.listener_id", "!=", emitterId)
@@ -117,7 +125,9 @@ const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glo
     .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")])),
 );
 
-export type Listening = Array<{ listener_id: string; event_name: string }>;
+/** Subscriptions of an emitter whose listener may receive, with the webhook's columns for webhook listeners (null otherwise). */
+export type Listening = Array<{ listener_id: string; event_name: string } & WebhookColumns>;
+type WebhookColumns = Omit<LoadedDelivery, keyof DeliveriesTable>;
 
 /**
  * The subscriptions query, not run: a caller may read it within a statement of its own (the

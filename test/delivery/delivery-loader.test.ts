@@ -1,7 +1,7 @@
 // The delivery loader on each dialect: loads requested together share one query; a delivery
 // prefetched when its job was claimed is used while fresh, and read again once older than
 // PREFETCH_MAX_AGE_MS, so a webhook changed meanwhile (disabled, new URL) is seen as before.
-// A delivery read when it was committed is used only by its job's first claim.
+// A delivery handed over when it was committed is used only by its job's first claim.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery/delivery-loader.js";
@@ -50,17 +50,22 @@ for (const dialect of DIALECTS) {
       assert.equal(await loader.load(newId("del")), undefined);
     });
 
-    it("uses a row read at commit for the job's first claim only", async () => {
-      const clock = 0;
+    it("uses the row handed over at commit for the job's first claim only, without reading it", async () => {
+      let clock = 0;
       const loader = deliveryLoader(store.db, () => clock);
-      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/at-commit", active: 1 }).where("id", "=", webhookId).execute();
-      loader.prefetchCommitted([deliveryIds[2]!, deliveryIds[3]!]);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the reads are done
-      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/since" }).where("id", "=", webhookId).execute();
-      loader.prefetch(deliveryIds[2]!); // at claim: the row read at commit serves
-      assert.equal((await loader.load(deliveryIds[2]!, true))?.wh_url, "http://127.0.0.1:9/at-commit");
-      // A later claim (an attempt may have changed the delivery since): read again.
-      assert.equal((await loader.load(deliveryIds[3]!, false))?.wh_url, "http://127.0.0.1:9/since");
+      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/in-the-database", active: 1 }).where("id", "=", webhookId).execute();
+      const stored = await store.db.selectFrom("deliveries").selectAll().where("id", "in", [deliveryIds[2]!, deliveryIds[3]!]).orderBy("id").execute();
+      // As fan-out hands them over: the rows it wrote, with the webhook it read then.
+      const handedOver = stored.map((row) => ({ ...row, wh_id: webhookId, wh_url: "http://127.0.0.1:9/at-commit", wh_active: 1, wh_signing_secret: "whsec_x", wh_previous_secret: null, wh_previous_secret_expires_at: null }));
+      loader.committed(handedOver);
+      loader.prefetch(handedOver[0]!.id); // at claim: the row handed over serves, no read
+      assert.equal((await loader.load(handedOver[0]!.id, true))?.wh_url, "http://127.0.0.1:9/at-commit");
+      // A later claim (an attempt may have changed the delivery since): read.
+      assert.equal((await loader.load(handedOver[1]!.id, false))?.wh_url, "http://127.0.0.1:9/in-the-database");
+      // Too old by its first claim: read too.
+      loader.committed(handedOver);
+      clock += PREFETCH_MAX_AGE_MS + 1;
+      assert.equal((await loader.load(handedOver[0]!.id, true))?.wh_url, "http://127.0.0.1:9/in-the-database");
     });
   });
 }
