@@ -12,8 +12,12 @@ const dataVersion = db.prepare("pragma data_version").pluck();
 let checkpointedAt: unknown;
 
 setInterval(() => {
-  const version = dataVersion.get();
-  if (version === checkpointedAt) return;
-  db.pragma("wal_checkpoint(PASSIVE)");
-  checkpointedAt = version;
+  try {
+    const version = dataVersion.get();
+    if (version === checkpointedAt) return;
+    db.pragma("wal_checkpoint(PASSIVE)");
+    checkpointedAt = version;
+  } catch {
+    // A checkpoint that fails now (the disk, a lock) is tried again at the next turn.
+  }
 }, intervalMs);

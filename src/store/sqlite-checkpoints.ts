@@ -16,7 +16,9 @@ import type SQLite from "better-sqlite3";
 
 /** SQLite's own default threshold, 1,000 pages of 4 KiB. */
 const DEFAULT_START_AT_WAL_BYTES = 4 * 1024 * 1024;
-const DEFAULT_WAL_LOOK_MS = 250;
+const DEFAULT_INTERVAL_MS = 100;
+/** How often the log's size is looked at until the thread starts. */
+const WAL_LOOK_MS = 250;
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
 export interface CheckpointOptions {
@@ -41,7 +43,7 @@ export interface Checkpoints {
 
 export function checkpointInThread(sqlite: SQLite.Database, file: string, options: CheckpointOptions = {}): Checkpoints {
   const startAt = options.startAtWalBytes ?? DEFAULT_START_AT_WAL_BYTES;
-  const threadData: CheckpointThreadData = { file, intervalMs: options.intervalMs ?? 100 };
+  const threadData: CheckpointThreadData = { file, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS };
   const threadModule = options.threadModule ?? new URL("./checkpoint-thread.js", import.meta.url);
   let thread: Worker | undefined;
   let stopped = false;
@@ -53,7 +55,7 @@ export function checkpointInThread(sqlite: SQLite.Database, file: string, option
       clearInterval(look);
       startThread();
     });
-  }, DEFAULT_WAL_LOOK_MS);
+  }, WAL_LOOK_MS);
   look.unref();
 
   function startThread(): void {
