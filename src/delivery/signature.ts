@@ -1,6 +1,7 @@
 // Standard Webhooks signatures: "v1," + base64 HMAC-SHA256 of "id.timestamp.body", keyed with
 // the base64-decoded part of a "whsec_…" secret. Several secrets sign side by side (rotation).
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { BoundedCache } from "../lib/bounded-cache.js";
 
 export function secretKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
@@ -9,21 +10,11 @@ export function secretKey(secret: string): Buffer {
 // Every delivery is signed: decoding its webhook's secret and making a key of it each time was
 // a measurable part of the sender's CPU. Secrets are few (one or two per webhook); the bound
 // only guards against an unexpected number of them.
-const keys = new Map<string, KeyObject>();
-const MAX_KEYS = 1024;
-
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= MAX_KEYS) keys.clear();
-    key = createSecretKey(secretKey(secret));
-    keys.set(secret, key);
-  }
-  return key;
-}
+const keys = new BoundedCache<string, KeyObject>(1024);
+const makeKey = (secret: string) => createSecretKey(secretKey(secret));
 
 export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", keyOf(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
+  const mac = createHmac("sha256", keys.get(secret, makeKey)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
   return `v1,${mac}`;
 }
 

@@ -11,6 +11,7 @@
 // write is independent use this. Without a grouped transaction's scope, or on SQLite (whose
 // statements cost no round trip), writes run at once.
 import { CompiledQuery, type Kysely } from "kysely";
+import { BoundedCache } from "../lib/bounded-cache.js";
 import { isPostgres } from "./dialect-of.js";
 import type { Database } from "./schema.js";
 
@@ -80,21 +81,10 @@ export function combined(writes: CompiledQuery[], notifications: DeferredWrites[
  */
 export function shiftParameters(sql: string, offset: number): string {
   if (offset === 0) return sql;
-  let byOffset = shifted.get(sql);
-  if (!byOffset) {
-    if (shifted.size >= MAX_SHIFTED_TEXTS) shifted.clear();
-    byOffset = new Map();
-    shifted.set(sql, byOffset);
-  }
-  let text = byOffset.get(offset);
-  if (text === undefined) {
-    if (byOffset.size >= MAX_OFFSETS_PER_TEXT) byOffset.clear();
-    text = sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    byOffset.set(offset, text);
-  }
-  return text;
+  return shifted.get(sql, newOffsets).get(offset, (by) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`));
 }
 
-const MAX_SHIFTED_TEXTS = 500;
-const MAX_OFFSETS_PER_TEXT = 50;
-const shifted = new Map<string, Map<number, string>>();
+// By text, then by offset (keying by text and offset together would build a new key string,
+// as long as the text, at every lookup).
+const shifted = new BoundedCache<string, BoundedCache<number, string>>(500);
+const newOffsets = () => new BoundedCache<number, string>(50);
