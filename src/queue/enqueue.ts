@@ -1,8 +1,9 @@
 // The outbox write: jobs are rows inserted with the caller's `db`, which may be an open
 // transaction, so they exist exactly when the work that caused them was committed. Usable
 // without a queue instance (fan-out runs deep inside other verbs' transactions).
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
+import { combined } from "../store/deferred-writes.js";
 import { isPostgres } from "../store/dialect-of.js";
 import { rowInserter } from "../store/insert-rows.js";
 import type { Database, JobsTable } from "../store/schema.js";
@@ -61,10 +62,7 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     }
     for (let i = 0; i < rows.length - CHUNK; i += CHUNK) await insertJobs.execute(db, rows.slice(i, i + CHUNK));
     const last = rows.slice(Math.floor((rows.length - 1) / CHUNK) * CHUNK);
-    await db
-      .with("inserted", (qc) => qc.insertInto("jobs").values(last))
-      .selectNoFrom(sql`pg_notify(${JOBS_CHANNEL}, ${encodeWakeSignal(signal)})`.as("notified"))
-      .execute();
+    await db.executeQuery(combined([insertJobs.compile(db, last)], [{ channel: JOBS_CHANNEL, payload: encodeWakeSignal(signal) }]));
     if (db.isTransaction) return;
   } else {
     for (let i = 0; i < rows.length; i += CHUNK) await insertJobs.execute(db, rows.slice(i, i + CHUNK));
