@@ -31,9 +31,6 @@ export interface NewEvent {
 const newestOfEmitter = preparedQuery((db, emitterId: string) =>
   db.selectFrom("events").select(["ms", "seq"]).where("emitter_id", "=", emitterId).orderBy("ms", "desc").orderBy("seq", "desc").limit(1),
 );
-const insertOne = preparedQuery((db, emitterId: string, ms: number, seq: number, id: string, userId: string, stream: string, event: string, metadata: string) =>
-  db.insertInto("events").values({ emitter_id: emitterId, ms, seq, id, user_id: userId, stream, event, metadata }),
-);
 const insertEvents = rowInserter("events", { emitter_id: true, ms: true, seq: true, id: true, user_id: true, stream: true, event: true, metadata: true });
 // One statement: everything older than the stream's 100th newest event goes (nothing while
 // the stream holds fewer).
@@ -62,12 +59,7 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     let floor = await floorOf(db, input.emitterId);
     keys = drafts.map(() => (floor = nextEventKey(input.nowMs, floor)));
     const rows = drafts.map((d, i) => ({ emitter_id: input.emitterId, ms: keys[i]!.ms, seq: keys[i]!.seq, id: formatEventId(keys[i]!), user_id: input.userId, stream: d.stream, event: d.json, metadata: d.metadataJson }));
-    if (rows.length === 1) {
-      const r = rows[0]!;
-      await insertOne(db, r.emitter_id, r.ms, r.seq, r.id, r.user_id, r.stream, r.event, r.metadata);
-    } else {
-      await insertEvents.execute(db, rows);
-    }
+    await insertEvents.execute(db, rows);
   }
   memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
   if (!isPostgres(db)) {
