@@ -14,12 +14,18 @@ import { installProjection } from "./projection.js";
 import { formatValidationErrors, installEmptyBodyDefault, installNulGuard, installValidation } from "./validation.js";
 import { adminRoutes } from "./routes/admin.js";
 import { healthRoutes } from "./routes/health.js";
-import { publicRoutes, authenticatedRoutes } from "./routes/index.js";
+import { authenticatedRoutes } from "./routes/index.js";
+import { sourceEndpoints } from "./routes/source-endpoints.js";
+import { workflowEndpoints } from "./routes/workflow-endpoints.js";
+import { serverFactory } from "./http-server.js";
+import { publicEndpointServer } from "./public-endpoints.js";
 
 export const API_BODY_LIMIT = 5 * 1024 * 1024;
 
 export async function buildHttpApp(services: Services, logger: Logger): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
+    // The public endpoints of sources and workflows are served in front of Fastify (ADR 0019).
+    serverFactory: serverFactory(publicEndpointServer([sourceEndpoints(services), workflowEndpoints(services)], logger)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     genReqId: () => `req_${randomString(12)}`,
@@ -83,6 +89,5 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     },
     { prefix: "/v1" },
   );
-  await app.register(publicRoutes, { services });
   return app;
 }

@@ -1,31 +1,159 @@
-// What the public HTTP endpoints of sources (/e/…) and workflows (/w/…) share: bodies up to
-// 512 KB taken as raw bytes whatever their content type (the code gets bodyRaw and, for JSON,
-// the parsed body), and the reply written from the response record user code gave.
-import type { FastifyInstance, FastifyReply } from "fastify";
+// The public HTTP endpoints of sources (/e/<key>[/<path>]) and workflows (/w/<key>[/<path>]):
+// no API key, bodies up to 512 KB taken as raw bytes whatever their content type, and the
+// reply written from the response record user code gave.
+//
+// They are the ingest path that DESIGN.md §8 measures, so node:http serves them directly, in
+// front of Fastify (http-server.ts, ADR 0019): Fastify's request and reply objects, routing,
+// body parser and send pipeline were about a tenth of the event loop's time per ingest
+// request. What Fastify gives every other route is kept: the x-request-id header, errors as
+// JSON from the same mapping (error-handler.ts), the same query-string parser, and a warning
+// in the log for every 5xx. A request this cannot take (an unknown method, no key) is left to
+// Fastify, which answers its JSON 404.
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { parse as parseQuery } from "fast-querystring";
+import type { Logger } from "pino";
+import { ServiceError } from "../lib/errors.js";
+import { randomString } from "../lib/ids.js";
 import type { HttpResponseRecord } from "../runtime/contract.js";
+import { serviceErrorReply } from "./error-handler.js";
 
 export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;
 
-export function acceptRawBodies(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: PUBLIC_ENDPOINT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+/** Longest endpoint key taken, as for the API's path parameters (app.ts, maxParamLength). */
+const MAX_KEY_LENGTH = 256;
+
+export interface PublicRequest {
+  method: string;
+  /** The path segment after the prefix, decoded. */
+  key: string;
+  /** What follows the key in the path, as sent: "/" at least. */
+  rawPath: string;
+  /** The path and query string as sent. */
+  url: string;
+  query: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  clientIp: string;
 }
 
-export function sendResponseRecord(reply: FastifyReply, record: HttpResponseRecord) {
-  reply.status(Number(record.status) || 200);
-  for (const [name, value] of Object.entries(record.headers ?? {})) reply.header(name, value);
-  const body = record.body;
+export interface PublicEndpoint {
+  /** "/e/" or "/w/". */
+  prefix: string;
+  /** Methods answered; any when absent. */
+  methods?: ReadonlySet<string>;
+  /** The reply to one request; a ServiceError thrown becomes its JSON error. */
+  handle(request: PublicRequest): Promise<HttpResponseRecord>;
+}
+
+/** Serves a request addressed to one of `endpoints` and returns true; false leaves it to Fastify. */
+export function publicEndpointServer(endpoints: PublicEndpoint[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const endpoint = endpoints.find((e) => url.startsWith(e.prefix));
+    if (!endpoint || (endpoint.methods && !endpoint.methods.has(req.method ?? ""))) return false;
+    const target = targetOf(url, endpoint.prefix);
+    if (!target) return false;
+    void serve(endpoint, target, req, res, logger);
+    return true;
+  };
+}
+
+function targetOf(url: string, prefix: string): { key: string; rawPath: string; query: Record<string, unknown> } | undefined {
+  const q = url.indexOf("?");
+  const rest = (q < 0 ? url : url.slice(0, q)).slice(prefix.length);
+  const slash = rest.indexOf("/");
+  const rawKey = slash < 0 ? rest : rest.slice(0, slash);
+  if (rawKey === "" || rawKey.length > MAX_KEY_LENGTH) return undefined;
+  const key = safeDecode(rawKey);
+  if (key === undefined) return undefined;
+  return { key, rawPath: slash < 0 ? "/" : rest.slice(slash), query: q < 0 ? {} : (parseQuery(url.slice(q + 1)) as Record<string, unknown>) };
+}
+
+/** decodeURIComponent, or undefined for a malformed escape. */
+export function safeDecode(text: string): string | undefined {
+  if (!text.includes("%")) return text; // the usual key: nothing to decode, nothing to throw
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function serve(endpoint: PublicEndpoint, target: NonNullable<ReturnType<typeof targetOf>>, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
+  const requestId = `req_${randomString(12)}`;
+  let record: HttpResponseRecord;
+  try {
+    const body = await readBody(req, PUBLIC_ENDPOINT_BODY_LIMIT);
+    record = await endpoint.handle({ method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
+  } catch (error) {
+    record = errorRecord(error, requestId, logger);
+  }
+  if (res.destroyed) return; // the client went away
+  send(res, record, requestId, logger);
+  if (res.statusCode >= 500) logger.warn({ url: req.url, status: res.statusCode }, "request failed");
+}
+
+const tooLarge = () => new ServiceError("PAYLOAD_TOO_LARGE", "request body is too large");
+
+/** The body as bytes; a ServiceError once it is over `limit` (by its declared length or as read). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Answered now; node:http reads and drops the rest once the response is finished.
+      req.off("data", onData);
+      req.off("end", onEnd);
+      reject(tooLarge());
+    };
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", reject);
+  });
+}
+
+function errorRecord(error: unknown, requestId: string, logger: Logger): HttpResponseRecord {
+  if (error instanceof ServiceError) {
+    const { status, headers, body } = serviceErrorReply(error);
+    return { status, headers, body: { kind: "json", value: body } };
+  }
+  logger.error({ err: error }, "unhandled error");
+  return { status: 500, headers: {}, body: { kind: "json", value: { error: "internal server error", request_id: requestId } } };
+}
+
+function send(res: ServerResponse, record: HttpResponseRecord, requestId: string, logger: Logger): void {
+  const { body, contentType } = encode(record.body);
+  const headers: OutgoingHttpHeaders = { "x-request-id": requestId, ...record.headers };
+  headers["content-type"] ??= contentType;
+  // The length is the body's, whatever the code said; framing is not the code's to choose.
+  headers["content-length"] = Buffer.byteLength(body);
+  delete headers["transfer-encoding"];
+  try {
+    res.writeHead(Number(record.status) || 200, headers);
+  } catch (error) {
+    // A header name or value that HTTP cannot carry (node:http refuses it before writing).
+    logger.warn({ err: error }, "a response record had an invalid header");
+    const refusal = JSON.stringify({ error: `the response the code gave cannot be sent: ${(error as Error).message}` });
+    res.writeHead(500, { "x-request-id": requestId, "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(refusal) });
+    res.end(refusal);
+    return;
+  }
+  res.end(body);
+}
+
+function encode(body: HttpResponseRecord["body"]): { body: string | Buffer; contentType: string } {
   switch (body.kind) {
     case "none":
-      return reply.send("");
+      return { body: "", contentType: "text/plain; charset=utf-8" };
     case "text":
-      if (!reply.hasHeader("content-type")) reply.type("text/plain; charset=utf-8");
-      return reply.send(body.text);
+      return { body: body.text, contentType: "text/plain; charset=utf-8" };
     case "json":
-      if (!reply.hasHeader("content-type")) reply.type("application/json; charset=utf-8");
-      return reply.send(JSON.stringify(body.value));
+      return { body: JSON.stringify(body.value), contentType: "application/json; charset=utf-8" };
     case "base64":
-      if (!reply.hasHeader("content-type")) reply.type("application/octet-stream");
-      return reply.send(Buffer.from(body.data, "base64"));
+      return { body: Buffer.from(body.data, "base64"), contentType: "application/octet-stream" };
   }
 }

@@ -3,13 +3,11 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../../services.js";
 import { componentRoutes } from "./components.js";
 import { deliveryRoutes } from "./deliveries.js";
-import { sourceEndpointRoutes } from "./source-endpoints.js";
 import { sourceEventRoutes } from "./source-events.js";
 import { sourceRoutes } from "./sources.js";
 import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
-import { workflowEndpointRoutes } from "./workflow-endpoints.js";
 import { workflowEventRoutes } from "./workflow-events.js";
 import { workflowRoutes } from "./workflows.js";
 
@@ -20,10 +18,4 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
   for (const routes of [userRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes, workflowRoutes, workflowEventRoutes]) {
     await app.register(routes, { services });
   }
-};
-
-/** Routes without an API key: HTTP endpoints of sources and workflows. */
-export const publicRoutes: RouteModule = async (app, { services }) => {
-  await app.register(sourceEndpointRoutes, { services });
-  await app.register(workflowEndpointRoutes, { services });
 };

@@ -1,38 +1,32 @@
-// Public HTTP endpoints of sources (no API key): /e/<endpoint key>, any method, any body up
-// to 512 KB. The hot ingest path: one cached lookup, one queued job, then 200.
-import type { FastifyReply } from "fastify";
+// Public HTTP endpoints of sources (no API key): /e/<endpoint key>[/<path>], the usual
+// methods, any body up to 512 KB (public-endpoints.ts serves them). The hot ingest path: one
+// cached lookup, then a queued job and 200, or a run and the response its code gave.
 import { ExecutionFailedError, receiveEndpointRequest } from "../../domain/sources/endpoint-request.js";
-import { acceptRawBodies, sendResponseRecord } from "../public-endpoints.js";
-import type { RouteModule } from "./index.js";
+import type { HttpResponseRecord } from "../../runtime/contract.js";
+import type { Services } from "../../services.js";
+import type { PublicEndpoint } from "../public-endpoints.js";
 
-const ACCEPTED = '{"status":"accepted"}';
+const ACCEPTED: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { status: "accepted" } } };
+const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
 
-export const sourceEndpointRoutes: RouteModule = async (app, { services }) => {
-  // Any content type, read as raw bytes: the code gets bodyRaw and, for JSON, body.
-  acceptRawBodies(app);
+export function sourceEndpoints(services: Services): PublicEndpoint {
   const deps = { ctx: services.ctx, runner: services.runner, queue: services.queue };
-
-  const handler = async (request: any, reply: FastifyReply) => {
-    const key = request.params.key as string;
-    const rawUrl = request.raw.url ?? "/";
-    const pathOnly = rawUrl.split("?")[0] ?? "/";
-    const path = pathOnly.slice(pathOnly.indexOf(key) + key.length) || "/";
-    const bodyRaw = Buffer.isBuffer(request.body) ? request.body.toString("utf8") : "";
-    try {
-      const outcome = await receiveEndpointRequest({
-        ...deps,
-        key,
-        request: { method: request.method, path, query: request.query ?? {}, headers: request.headers, bodyRaw, contentType: request.headers["content-type"] },
-      });
-      if (outcome.kind === "accepted") return reply.status(200).type("application/json; charset=utf-8").send(ACCEPTED);
-      return sendResponseRecord(reply, outcome.response);
-    } catch (error) {
-      if (error instanceof ExecutionFailedError) {
-        return reply.status(500).send({ error: `the source failed before responding (${error.failure.kind}): ${error.failure.message}`, code: error.failure.kind.toUpperCase() });
+  return {
+    prefix: "/e/",
+    methods: METHODS,
+    async handle(request) {
+      try {
+        const outcome = await receiveEndpointRequest({
+          ...deps,
+          key: request.key,
+          request: { method: request.method, path: request.rawPath, query: request.query, headers: request.headers, bodyRaw: request.body.toString("utf8"), contentType: request.headers["content-type"] },
+        });
+        return outcome.kind === "accepted" ? ACCEPTED : outcome.response;
+      } catch (error) {
+        if (!(error instanceof ExecutionFailedError)) throw error;
+        const { kind, message } = error.failure;
+        return { status: 500, headers: {}, body: { kind: "json", value: { error: `the source failed before responding (${kind}): ${message}`, code: kind.toUpperCase() } } };
       }
-      throw error;
-    }
+    },
   };
-  app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], url: "/e/:key", handler, schema: { hide: true } });
-  app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], url: "/e/:key/*", handler, schema: { hide: true } });
-};
+}
