@@ -36,8 +36,8 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   const deliveries: LoadedDelivery[] = [];
 
   const groups = groupByEmitter(events);
-  for (const [key, group] of groups) {
-    const [userId, emitterId] = JSON.parse(key) as [string, string];
+  for (const group of groups.values()) {
+    const { userId, emitterId } = group[0]!;
     const glob = `${idPrefix(emitterId)}_*`;
     const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob, groups.size === 1 ? options.listening : undefined);
     if (subscriptions.length === 0) continue;
@@ -100,10 +100,11 @@ const insertDeliveries = rowInserter("deliveries", {
   updated_at: true,
 });
 
+/** Events by account and emitter (ids hold no NUL, so the two joined by one are a key). */
 function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {
   const groups = new Map<string, StoredEvent[]>();
   for (const event of events) {
-    const key = JSON.stringify([event.userId, event.emitterId]);
+    const key = `${event.userId}\u0000${event.emitterId}`;
     const list = groups.get(key);
     if (list) list.push(event);
     else groups.set(key, [event]);
