@@ -99,7 +99,9 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const outcome = await pool.run(request.userId, { type: "execute", payload }, { timeoutMs: request.timeoutMs ?? defaultTimeoutMs, onEvent });
       const durationMs = performance.now() - started;
       if (!outcome.ok) return { ...base, error: outcome.failure, durationMs };
-      return { ...(outcome.result as ChildExecuteResult), durationMs };
+      // The result was parsed from the runner's message and nobody else holds it: completed in
+      // place (copying it with a spread was ~2 % of the event loop on the ingest path).
+      return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
