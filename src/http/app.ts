@@ -5,7 +5,7 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { Logger } from "pino";
-import { randomString } from "../lib/ids.js";
+import { newRequestId } from "../lib/ids.js";
 import type { Services } from "../services.js";
 import { bearerToken, requireAdminToken, requireApiKey } from "./auth.js";
 import { installErrorHandling } from "./error-handler.js";
@@ -28,7 +28,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     serverFactory: serverFactory(publicEndpointServer([sourceEndpoints(services), workflowEndpoints(services)], logger)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
-    genReqId: () => `req_${randomString(12)}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
     // Per-request lines are too costly on the ingest path; failures are logged below.
     logController: new LogController({ disableRequestLogging: true }),

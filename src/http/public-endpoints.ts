@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import { parse as parseQuery } from "fast-querystring";
 import type { Logger } from "pino";
 import { ServiceError } from "../lib/errors.js";
-import { randomString } from "../lib/ids.js";
+import { newRequestId } from "../lib/ids.js";
 import type { HttpResponseRecord } from "../runtime/contract.js";
 import { serviceErrorReply } from "./error-handler.js";
 
@@ -58,7 +58,9 @@ export function publicEndpointServer(endpoints: PublicEndpoint[], logger: Logger
   };
 }
 
-function targetOf(url: string, prefix: string): { key: string; rawPath: string; query: Record<string, unknown> } | undefined {
+type Target = Pick<PublicRequest, "key" | "rawPath" | "query">;
+
+function targetOf(url: string, prefix: string): Target | undefined {
   const q = url.indexOf("?");
   const rest = (q < 0 ? url : url.slice(0, q)).slice(prefix.length);
   const slash = rest.indexOf("/");
@@ -79,8 +81,8 @@ export function safeDecode(text: string): string | undefined {
   }
 }
 
-async function serve(endpoint: PublicEndpoint, target: NonNullable<ReturnType<typeof targetOf>>, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
-  const requestId = `req_${randomString(12)}`;
+async function serve(endpoint: PublicEndpoint, target: Target, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
+  const requestId = newRequestId();
   let record: HttpResponseRecord;
   try {
     const body = await readBody(req, PUBLIC_ENDPOINT_BODY_LIMIT);

@@ -29,6 +29,9 @@ export function randomString(length: number): string {
 
 export type IdPrefix = "u" | "sc" | "dc" | "p" | "sub" | "wh" | "key" | "del" | "att" | "job";
 
+/** The id of one HTTP request (x-request-id), for the API and the public endpoints alike. */
+export const newRequestId = (): string => `req_${randomString(12)}`;
+
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomString(16)}`;
 }

@@ -1,4 +1,5 @@
-// Route modules by audience. Each later resource adds its module to one of these lists.
+// Fastify route modules of the API. The public endpoints of sources and workflows
+// (source-endpoints.ts, workflow-endpoints.ts) are served in front of Fastify (public-endpoints.ts).
 import type { FastifyPluginAsync } from "fastify";
 import type { Services } from "../../services.js";
 import { componentRoutes } from "./components.js";
