@@ -24,6 +24,9 @@ export function serviceErrorReply(error: ServiceError): { status: number; header
   return { status: STATUS[error.code], headers, body: { error: error.message, code: error.code } };
 }
 
+/** The body of a 500 for a fault of the service: nothing of the fault, the request's id to find it in the log. */
+export const internalErrorBody = (requestId: string) => ({ error: "internal server error", request_id: requestId });
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
     if (error instanceof ServiceError) {
@@ -40,7 +43,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.status(status).send({ error: friendlyMessage(fastifyError), code: CODE_BY_STATUS[status] ?? fastifyError.code });
     }
     request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send({ error: "internal server error", request_id: request.id });
+    return reply.status(500).send(internalErrorBody(request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

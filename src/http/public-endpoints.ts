@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import { ServiceError } from "../lib/errors.js";
 import { newRequestId } from "../lib/ids.js";
 import type { HttpResponseRecord } from "../runtime/contract.js";
-import { serviceErrorReply } from "./error-handler.js";
+import { internalErrorBody, serviceErrorReply } from "./error-handler.js";
 
 export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;
 
@@ -124,7 +124,7 @@ function errorRecord(error: unknown, requestId: string, logger: Logger): HttpRes
     return { status, headers, body: { kind: "json", value: body } };
   }
   logger.error({ err: error }, "unhandled error");
-  return { status: 500, headers: {}, body: { kind: "json", value: { error: "internal server error", request_id: requestId } } };
+  return { status: 500, headers: {}, body: { kind: "json", value: internalErrorBody(requestId) } };
 }
 
 function send(res: ServerResponse, record: HttpResponseRecord, requestId: string, logger: Logger): void {

@@ -5,6 +5,7 @@ import { notFound } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 import type { JobQueue } from "../../queue/contract.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
+import { ACCEPTED_RESPONSE } from "../accepted-response.js";
 import { assertWithinQuota } from "../usage/quota.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import { runnableByEndpoint } from "./runnable-source.js";
@@ -18,8 +19,6 @@ export interface EndpointRequest {
   bodyRaw: string;
   contentType: string | undefined;
 }
-
-export type EndpointOutcome = { kind: "accepted" } | { kind: "response"; response: HttpResponseRecord };
 
 const NO_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "none" } };
 
@@ -35,7 +34,7 @@ function eventOf(request: EndpointRequest) {
   return { method: request.method, path: request.path, query: request.query, headers: request.headers, bodyRaw: request.bodyRaw, body };
 }
 
-export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueue; key: string; request: EndpointRequest }): Promise<EndpointOutcome> {
+export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueue; key: string; request: EndpointRequest }): Promise<HttpResponseRecord> {
   const { ctx } = deps;
   const source = await runnableByEndpoint(ctx, deps.key);
   if (!source || !source.active || !source.endpointKey) throw notFound();
@@ -45,7 +44,7 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
     // Requests accepted close together share a commit (group commit); each is answered only
     // once its own job is committed.
     await inGroupTransaction(ctx.db, (tx) => deps.queue.enqueue(tx, [{ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }]));
-    return { kind: "accepted" };
+    return ACCEPTED_RESPONSE;
   }
   // The response the code gave is sent once the run's events are stored: a 2xx means they
   // are accepted, so they must survive a crash right after it (DESIGN.md §5). Code that
@@ -54,9 +53,9 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
   const result = await runSource(deps, { sourceId: source.id, source, entry: "run", event, onResponse: (given) => (response ??= given) });
   if (!result) throw notFound();
   response ??= result.response;
-  if (response) return { kind: "response", response };
+  if (response) return response;
   if (result.error) throw executionFailed(result.error);
-  return { kind: "response", response: NO_RESPONSE };
+  return NO_RESPONSE;
 }
 
 /** A run that failed or was killed before it responded: a 500 naming the failure. */

@@ -6,6 +6,7 @@ import { notFound } from "../../lib/errors.js";
 import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
 import { assertWithinQuota } from "../usage/quota.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
+import { ACCEPTED_RESPONSE } from "../accepted-response.js";
 
 export interface IncomingRequest {
   endpointKey: string;
@@ -18,8 +19,6 @@ export interface IncomingRequest {
   url: string;
   clientIp: string;
 }
-
-export const ACCEPTED_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { status: "accepted" } } };
 
 export function requestEvent(request: IncomingRequest) {
   const headers: Record<string, string> = {};

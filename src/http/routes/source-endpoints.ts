@@ -2,11 +2,9 @@
 // methods, any body up to 512 KB (public-endpoints.ts serves them). The hot ingest path: one
 // cached lookup, then a queued job and 200, or a run and the response its code gave.
 import { ExecutionFailedError, receiveEndpointRequest } from "../../domain/sources/endpoint-request.js";
-import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { Services } from "../../services.js";
 import type { PublicEndpoint } from "../public-endpoints.js";
 
-const ACCEPTED: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "json", value: { status: "accepted" } } };
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
 
 export function sourceEndpoints(services: Services): PublicEndpoint {
@@ -16,12 +14,11 @@ export function sourceEndpoints(services: Services): PublicEndpoint {
     methods: METHODS,
     async handle(request) {
       try {
-        const outcome = await receiveEndpointRequest({
+        return await receiveEndpointRequest({
           ...deps,
           key: request.key,
           request: { method: request.method, path: request.rawPath, query: request.query, headers: request.headers, bodyRaw: request.body.toString("utf8"), contentType: request.headers["content-type"] },
         });
-        return outcome.kind === "accepted" ? ACCEPTED : outcome.response;
       } catch (error) {
         if (!(error instanceof ExecutionFailedError)) throw error;
         const { kind, message } = error.failure;
