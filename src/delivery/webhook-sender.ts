@@ -5,7 +5,7 @@
 // costs the service far less CPU per request than node:http's client.
 import { Agent, type Dispatcher } from "undici";
 import { BoundedCache } from "../lib/bounded-cache.js";
-import { guardedLookup, refusedLiteralHost } from "./egress-guard.js";
+import { guardedLookup, refusedLiteralHost } from "../egress/egress-guard.js";
 import { parseRetryAfter } from "./retry-policy.js";
 import { signatureHeader } from "./signature.js";
 

@@ -21,7 +21,7 @@ const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** Folders and files a runner may read besides its account's module folder. */
 export function runnerCodePaths(): string[] {
   // The whole compiled runtime folder: the component child and the workflow steps (issue 5).
-  return [RUNTIME_DIR + "/", join(RUNTIME_DIR, "..", "delivery", "egress-guard.js"), join(packageRoot(), "package.json")];
+  return [RUNTIME_DIR + "/", join(RUNTIME_DIR, "..", "egress", "egress-guard.js"), join(packageRoot(), "package.json")];
 }
 
 export interface ComponentRunner extends CodeRunner {

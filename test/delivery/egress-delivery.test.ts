@@ -2,7 +2,7 @@
 // resolve to it) are refused before a connection is made, and the refusal is the recorded error.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { EGRESS_REFUSED_MESSAGE } from "../../src/delivery/egress-guard.js";
+import { EGRESS_REFUSED_MESSAGE } from "../../src/egress/egress-guard.js";
 import { fanOut } from "../../src/delivery/fan-out.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";

@@ -5,7 +5,7 @@
 // inherited file descriptors are refused outright.
 import dgram from "node:dgram";
 import net from "node:net";
-import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "../../delivery/egress-guard.js";
+import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "../../egress/egress-guard.js";
 
 function connectOptions(args: unknown[]): Record<string, any> | undefined {
   const first = args[0];

@@ -3,7 +3,7 @@
 // are checked after resolution by the guarded lookup the connection itself uses.
 import http from "node:http";
 import https from "node:https";
-import { assertEgressAllowed, guardedLookup } from "../../delivery/egress-guard.js";
+import { assertEgressAllowed, guardedLookup } from "../../egress/egress-guard.js";
 import { ServiceError, invalid } from "../../lib/errors.js";
 
 const MAX_CODE_BYTES = 2 * 1024 * 1024;

@@ -10,7 +10,7 @@ import {
   isForbiddenAddress,
   normalizeHostLiteral,
   refusedLiteralHost,
-} from "../../src/delivery/egress-guard.js";
+} from "../../src/egress/egress-guard.js";
 
 describe("normalizeHostLiteral", () => {
   const cases: Array<[string, string | undefined]> = [

@@ -1,4 +1,4 @@
-// Egress guard: refuses outbound connections to loopback, private, link-local, metadata and
+// Egress guard (a layer below delivery and runtime): refuses outbound connections to loopback, private, link-local, metadata and
 // other non-public addresses (SSRF protection). Used by the webhook sender and, inside the
 // sandboxed runner processes, by user code's network access — so it imports only node:dns.
 //
