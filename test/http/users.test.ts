@@ -91,7 +91,9 @@ for (const dialect of DIALECTS) {
 
     it("serves /healthz, the OpenAPI document and the docs page", async () => {
       const health = await request(app.origin, "GET", "/healthz");
-      assert.deepEqual(health.body, { status: "ok" });
+      // The mode user code runs in: bwrap where bubblewrap works here, else none.
+      assert.deepEqual(health.body, { status: "ok", sandbox: app.sluice.services.runner.sandbox });
+      assert.ok(["bwrap", "none"].includes(health.body.sandbox));
       const openapi = await request(app.baseUrl, "GET", "/openapi.json");
       assert.equal(openapi.status, 200);
       assert.ok(openapi.body.openapi.startsWith("3."));
