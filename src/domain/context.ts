@@ -1,4 +1,5 @@
-// What every domain verb receives: its dependencies, passed explicitly (no globals, no env).
+// What every domain verb receives: its dependencies, passed explicitly (no env). The
+// composition root (main.ts) builds it once; a transaction runs verbs on a copy with its `db`.
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
@@ -13,7 +14,17 @@ export interface Ctx {
   clock: Clock;
   logger: Logger;
   config: Config;
+  /** The table of each kind of resource that can emit or listen, by id prefix (ownership.ts). */
+  resourceKinds: ResourceKinds;
+  /** Work done in the transaction that makes an account (create-user.ts). */
+  userCreatedHooks: readonly UserCreatedHook[];
 }
+
+/** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */
+export type ResourceKinds = ReadonlyMap<string, string>;
+
+/** Work that must happen whenever an account is made (e.g. its global error workflow). */
+export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;
 
 /** The account a request acts for. */
 export interface Actor {

@@ -4,7 +4,7 @@
 // A delivery handed over when it was committed is used only by its job's first claim.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery/delivery-loader.js";
+import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery-worker/delivery-loader.js";
 import { newId } from "../../src/lib/ids.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";

@@ -5,7 +5,7 @@
 // On PostgreSQL that read is part of the first INSERT, and the trims go with the
 // transaction's other deferred writes (store/deferred-writes.ts).
 import { sql, type Kysely } from "kysely";
-import { fanOut, type Listening } from "../../delivery/fan-out.js";
+import { fanOut, type Listening } from "../deliveries/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { rowInserter } from "../../store/insert-rows.js";
 import { preparedQuery } from "../../store/prepared-query.js";

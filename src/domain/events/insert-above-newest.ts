@@ -9,7 +9,7 @@
 // (event-ids.ts), so the first key decides them all. Reading the subscriptions in the same
 // statement gives them the same snapshot as a statement of their own would have had.
 import { CompiledQuery, type Kysely } from "kysely";
-import { listeningStatement, type Listening } from "../../delivery/fan-out.js";
+import { listeningStatement, type Listening } from "../deliveries/fan-out.js";
 import { shiftParameters } from "../../store/deferred-writes.js";
 import type { Database } from "../../store/schema.js";
 import { nextEventKey, noteEventKey, type EventKey } from "./event-ids.js";

@@ -7,17 +7,17 @@
 // listener never receives its own events, inactive webhooks receive nothing, and the
 // delivery keeps its own copy of the event (events are trimmed and may be deleted).
 import { sql, type Kysely } from "kysely";
-import type { StoredEvent } from "../domain/events/stored-event.js";
-import { streamOf } from "../domain/subscriptions/event-name.js";
-import { idPrefix, newTimeOrderedId } from "../lib/ids.js";
-import { enqueueJobs } from "../queue/enqueue.js";
-import { rowInserter } from "../store/insert-rows.js";
-import { preparedQuery } from "../store/prepared-query.js";
-import type { Database, DeliveriesTable } from "../store/schema.js";
-import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
+import type { StoredEvent } from "../events/stored-event.js";
+import { streamOf } from "../subscriptions/event-name.js";
+import { idPrefix, newTimeOrderedId } from "../../lib/ids.js";
+import { enqueueJobs } from "../../queue/enqueue.js";
+import { rowInserter } from "../../store/insert-rows.js";
+import { preparedQuery } from "../../store/prepared-query.js";
+import type { Database, DeliveriesTable } from "../../store/schema.js";
+import { scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import { announceOnCommit } from "./committed-deliveries.js";
-import type { LoadedDelivery } from "./delivery-loader.js";
-import { deliveryJobs } from "./delivery-job-type.js";
+import type { LoadedDelivery } from "./loaded-delivery.js";
+import { deliveryJobs } from "./delivery-job.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
 export interface FanOutOptions {

@@ -6,9 +6,9 @@
 // A hint only: a delivery whose announcement is missed, comes too late, or whose job another
 // process claims, is loaded when claimed, as before.
 import type { Kysely } from "kysely";
-import type { Database } from "../store/schema.js";
-import { afterCommit } from "../store/transaction-scope.js";
-import type { LoadedDelivery } from "./delivery-loader.js";
+import type { Database } from "../../store/schema.js";
+import { afterCommit } from "../../store/transaction-scope.js";
+import type { LoadedDelivery } from "./loaded-delivery.js";
 
 type Listener = (deliveries: LoadedDelivery[]) => void;
 const listeners = new Set<Listener>();

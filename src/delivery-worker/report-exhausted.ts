@@ -2,14 +2,14 @@
 // emitter whose event could not be delivered, in the emitter owner's account — where the
 // user already looks for that source's or workflow's failures, and from where a
 // subscription can forward it. It travels one hop further than the failed delivery, so a
-// `$errors` subscription to the same dead webhook cannot loop forever (src/delivery/hops.ts).
+// `$errors` subscription to the same dead webhook cannot loop forever (src/domain/deliveries/hops.ts).
 import type { Ctx } from "../domain/context.js";
 import { appendEvents, retryOnEventIdClash } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
 import { asWorkflowDeliveryError, type DeliveryFailureReport } from "../domain/workflows/delivery-failure.js";
 import { idPrefix } from "../lib/ids.js";
 import type { DeliveriesTable } from "../store/schema.js";
-import { withDeliveryHops } from "./hops.js";
+import { withDeliveryHops } from "../domain/deliveries/hops.js";
 
 export interface ExhaustedInfo {
   attempts: number;

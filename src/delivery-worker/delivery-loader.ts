@@ -10,17 +10,11 @@
 // take that second.
 import type { Kysely } from "kysely";
 import { createBatcher } from "../queue/batcher.js";
-import type { Database, DeliveriesTable } from "../store/schema.js";
+import type { LoadedDelivery } from "../domain/deliveries/loaded-delivery.js";
+import type { Database } from "../store/schema.js";
 
-/** A delivery and, for webhook listeners, its webhook of the same account (null fields when none). */
-export type LoadedDelivery = DeliveriesTable & {
-  wh_id: string | null;
-  wh_url: string | null;
-  wh_active: number | null;
-  wh_signing_secret: string | null;
-  wh_previous_secret: string | null;
-  wh_previous_secret_expires_at: number | null;
-};
+export type { LoadedDelivery };
+
 
 /** Rows per query, well under both databases' parameter limits. */
 const MAX_GROUP = 500;
