@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { call, createAccount, waitFor } from "./lib/api.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
 import { startSluiceServer } from "./lib/processes.js";
+import { percentile } from "./lib/percentile.js";
 
 // Emits `count` events, each stamped with the moment of its emit.
 const SOURCE_CODE = `export default {
@@ -26,11 +27,6 @@ export interface DeliveryBenchReport {
 }
 
 const now = () => performance.timeOrigin + performance.now();
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 

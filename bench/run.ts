@@ -2,6 +2,7 @@
 // the targets of DESIGN.md §8. Results go to stdout and bench-results/latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runColdStartBench } from "./cold-start.js";
 import { runDeliveryBench } from "./delivery.js";
 import { runIngestBench } from "./ingest.js";
 import { runTimerBench } from "./timers.js";
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
   const timers = await runTimerBench();
   results.timers = timers;
   console.log(`${"timer drift".padEnd(34)} p50 ${timers.p50Ms} ms  p99 ${timers.p99Ms} ms  max ${timers.maxMs} ms over ${timers.fired} runs of ${timers.sources} sources every ${timers.intervalSeconds} s (first runs p99 ${timers.firstRuns.p99Ms} ms, later runs p99 ${timers.laterRuns.p99Ms} ms); missed ${timers.missed}, double-fired ${timers.doubleFired} (target p99 ≤ 1,000 ms)`);
+
+  const cold = await runColdStartBench();
+  results.coldStart = cold;
+  console.log(`${"runner cold start".padEnd(34)} node -e 0: p50 ${cold.nodeFloor.p50Ms} ms, p99 ${cold.nodeFloor.p99Ms} ms; ${Object.entries(cold.modes).map(([mode, r]) => `sandbox ${mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (warm ${r.warmMs} ms)`).join("; ")} over ${cold.samples} first executions`);
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });

@@ -18,6 +18,7 @@
 import { call, createAccount } from "./lib/api.js";
 import { openObserverDatabase, type ObserverDatabase } from "./lib/observer-database.js";
 import { startSluiceServer } from "./lib/processes.js";
+import { percentile } from "./lib/percentile.js";
 
 const SOURCE_CODE = `export default {
   name: "bench-timer",
@@ -70,11 +71,6 @@ export interface TimerBenchOptions {
   database?: string;
   serverEnv?: Record<string, string>;
   progress?: (message: string) => void;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 function figures(drifts: number[]): DriftFigures {

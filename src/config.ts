@@ -27,7 +27,18 @@ export interface Config {
   queueLeaseSeconds: number;
   /** Seconds between comment lines that keep live tails (SSE) open. */
   sseKeepaliveSeconds: number;
+  /** How runner processes are isolated: bwrap (bubblewrap), none, or auto (bwrap when it works). */
+  sandbox: SandboxSetting;
+  /** Per execution: events it may emit, their bytes in all, and the size of one event (JSON). */
+  maxEmitsPerRun: number;
+  maxEmitBytesPerRun: number;
+  maxEventBytes: number;
+  /** Per runner process tree: threads and processes, open files. */
+  runMaxThreads: number;
+  runMaxOpenFiles: number;
 }
+
+export type SandboxSetting = "auto" | "bwrap" | "none";
 
 export class ConfigError extends Error {}
 
@@ -43,6 +54,13 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
 
 function bool(env: Env, name: string): boolean {
   return ["1", "true", "yes", "on"].includes((env[name] ?? "").toLowerCase());
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "") return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}, got "${env[name]}"`);
+  return raw as T;
 }
 
 function schedule(env: Env, name: string, fallback: string): number[] {
@@ -79,5 +97,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || "info",
     queueLeaseSeconds: int(env, "SLUICE_QUEUE_LEASE_SECONDS", 60, 1),
     sseKeepaliveSeconds: int(env, "SLUICE_SSE_KEEPALIVE_SECONDS", 15, 1),
+    sandbox: oneOf(env, "SLUICE_SANDBOX", ["auto", "bwrap", "none"] as const, "auto"),
+    maxEmitsPerRun: int(env, "SLUICE_MAX_EMITS_PER_RUN", 1000, 1),
+    maxEmitBytesPerRun: int(env, "SLUICE_MAX_EMIT_BYTES_PER_RUN", 16 * 1024 * 1024, 1024),
+    maxEventBytes: int(env, "SLUICE_MAX_EVENT_BYTES", 2 * 1024 * 1024, 1024),
+    runMaxThreads: int(env, "SLUICE_RUN_MAX_THREADS", 128, 16),
+    runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
   };
 }

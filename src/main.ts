@@ -21,6 +21,7 @@ import { handleWorkflowDelivery, registerWorkflowJobs } from "./domain/workflows
 import { createMailer } from "./mail/create-mailer.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
+import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
 import { openStore, type Store } from "./store/store.js";
 
 export type Role = "api" | "worker" | "scheduler";
@@ -46,6 +47,8 @@ export interface StartOptions {
   roles?: Role[];
   logger?: Logger;
   clock?: Clock;
+  /** How runners are isolated; chosen from config.sandbox (probing bubblewrap) when absent. */
+  sandbox?: SandboxChoice;
   /** Called with a generated first API key; the CLI prints it once on stdout. */
   onBootstrapKey?: (apiKey: string) => void;
 }
@@ -53,10 +56,12 @@ export interface StartOptions {
 export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
   const roles = options.roles ?? ALL_ROLES;
   const logger = options.logger ?? pino({ level: config.logLevel });
+  const sandbox = options.sandbox ?? chooseSandbox(config.sandbox);
+  if (sandbox.warning) logger.warn(sandbox.warning);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config });
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
-  const runner = createComponentRunner(runnerSettings(config));
+  const runner = createComponentRunner(runnerSettings(config, sandbox));
   const mailer = createMailer(config, logger);
   const services: Services = { ctx, store, queue, runner, mailer };
   const tasks: BackgroundTask[] = [];

@@ -6,14 +6,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import { ServiceError, invalid } from "../lib/errors.js";
-import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord } from "./contract.js";
+import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./contract.js";
 import type { ChildExecuteResult } from "./child/execute.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
 import { createNpmCache } from "./modules/npm-cache.js";
-import { permissionFlags } from "./node-flags.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
+import { createRunnerLauncher } from "./runner-launcher.js";
 import { createRunnerRegistry } from "./runner-registry.js";
+import { checkRunEvent, resultChecks } from "./runner-results.js";
+import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
@@ -27,20 +29,39 @@ export function runnerCodePaths(): string[] {
 export interface ComponentRunner extends CodeRunner {
   modules: ModuleStore;
   pool: ProcessPool;
+  /** How runners are isolated in this process. */
+  sandbox: SandboxMode;
 }
 
 export interface RunnerSettings {
   dataDir: string;
+  sandbox: SandboxChoice;
   runTimeoutSeconds: number;
   runMemoryMb: number;
   allowPrivateEgress: boolean;
   extraCaCertsFile?: string;
+  limits: RunLimits;
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
+  /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
+  withoutInProcessGuard?: boolean;
 }
 
-export function runnerSettings(config: Config): RunnerSettings {
-  return { dataDir: config.dataDir, runTimeoutSeconds: config.runTimeoutSeconds, runMemoryMb: config.runMemoryMb, allowPrivateEgress: config.allowPrivateEgress, extraCaCertsFile: config.extraCaCertsFile };
+export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSettings {
+  return {
+    dataDir: config.dataDir,
+    sandbox,
+    runTimeoutSeconds: config.runTimeoutSeconds,
+    runMemoryMb: config.runMemoryMb,
+    allowPrivateEgress: config.allowPrivateEgress,
+    extraCaCertsFile: config.extraCaCertsFile,
+    limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
+  };
 }
+
+/** Room in a runner's message for what comes beside its events (logs, state, a response). */
+const MESSAGE_HEADROOM_BYTES = 16 * 1024 * 1024;
+/** The sandbox's /tmp. */
+const TMP_BYTES = 64 * 1024 * 1024;
 
 export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
   const runtimeData = join(settings.dataDir, "runtime");
@@ -52,17 +73,38 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const script = join(RUNTIME_DIR, "child", "main.js");
   const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
   registry.reapOrphans();
-  const pool = createProcessPool({
+  const { limits } = settings;
+  const args = [`--limits=${JSON.stringify(limits)}`];
+  if (settings.allowPrivateEgress) args.push("--allow-private-egress");
+  if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
+  const launch = createRunnerLauncher({
+    sandbox: settings.sandbox,
     script,
-    registry,
-    args: settings.allowPrivateEgress ? ["--allow-private-egress"] : [],
+    args,
     memoryMb: settings.runMemoryMb,
+    tmpBytes: TMP_BYTES,
     // Node loads the certificates at startup; harden() then empties process.env.
     env: ca ? { NODE_EXTRA_CA_CERTS: ca } : {},
-    execArgv: (userId) => {
+    readPaths: (userId) => {
       const accountDir = modules.accountDir(userId);
       mkdirSync(accountDir, { recursive: true });
-      return permissionFlags([...codePaths, npm.dir + "/", accountDir + "/"]);
+      return [...codePaths, npm.dir + "/", accountDir + "/"];
+    },
+  });
+  const pool = createProcessPool({
+    launch,
+    registry,
+    maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
+    checkEvent: checkRunEvent,
+    checkResult: (type, result, bytes) => {
+      const check = resultChecks[type];
+      if (!check) return `a result for an unknown request type ${type}`;
+      const problem = check(result);
+      if (problem) return problem;
+      // A source's emit carries its event beside its meta; a workflow's emit is the payload.
+      if (type === "execute") return emitsOverLimits((result as ChildExecuteResult).emits, (emit) => emit.event, bytes, limits);
+      if (type === "workflow.run") return emitsOverLimits((result as { emits: unknown[] }).emits, (emit) => emit, bytes, limits);
+      return undefined;
     },
     ...settings.pool,
   });
@@ -71,6 +113,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   return {
     modules,
     pool,
+    sandbox: settings.sandbox.mode,
 
     async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
       const entryPath = await modules.prepare({ userId, code, codeUrl });
@@ -110,4 +153,21 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
 
     close: () => pool.close(),
   };
+}
+
+/**
+ * The per-execution limits, checked again on what arrived: the runner enforces them for
+ * well-behaved code, but user code shares its process and may have bypassed that. Sizes are
+ * measured only when the whole message could hold an event over the limit.
+ */
+function emitsOverLimits<T>(emits: T[], eventOf: (emit: T) => unknown, bytes: number, limits: RunLimits): string | undefined {
+  if (emits.length > limits.maxEmits) return `${emits.length} events, over the limit of ${limits.maxEmits} per execution`;
+  if (bytes <= Math.min(limits.maxEventBytes, limits.maxEmitBytes)) return undefined;
+  let total = 0;
+  for (const emit of emits) {
+    const size = Buffer.byteLength(JSON.stringify(eventOf(emit)) ?? "null");
+    if (size > limits.maxEventBytes) return `an event of ${size} bytes, over the limit of ${limits.maxEventBytes}`;
+    total += size;
+  }
+  return total > limits.maxEmitBytes ? `${total} bytes of events, over the limit of ${limits.maxEmitBytes} per execution` : undefined;
 }

@@ -67,6 +67,13 @@ export interface ExecuteResult {
   durationMs: number;
 }
 
+/** What one execution may emit: events, their bytes in all, the bytes of one event (JSON). */
+export interface RunLimits {
+  maxEmits: number;
+  maxEmitBytes: number;
+  maxEventBytes: number;
+}
+
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
   inspectComponent(input: { userId: string; code: string; codeUrl?: string }): Promise<ComponentMetadata>;

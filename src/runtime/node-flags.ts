@@ -1,12 +1,13 @@
 // Node's permission model flags for a runner process. Node 20 spells the switch
 // --experimental-permission, Node 22.13+/24 --permission; several folders are allowed with one
-// --allow-fs-read flag each (a trailing "/" allows the folder's contents).
-export function permissionFlags(readPaths: string[]): string[] {
+// flag each (a trailing "/" allows the folder's contents).
+export function permissionFlags(readPaths: string[], writePaths: string[] = []): string[] {
   const known = process.allowedNodeEnvironmentFlags;
   const flags = [known.has("--permission") ? "--permission" : "--experimental-permission"];
   for (const path of readPaths) flags.push(`--allow-fs-read=${path}`);
+  for (const path of writePaths) flags.push(`--allow-fs-read=${path}`, `--allow-fs-write=${path}`);
   // Node versions whose permission model also covers the network would otherwise refuse all
-  // of it; outbound network of user code is governed by the egress guard instead.
+  // of it; outbound network of user code is governed by the egress proxy and guard instead.
   if (known.has("--allow-net")) flags.push("--allow-net");
   return flags;
 }

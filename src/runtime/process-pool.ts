@@ -4,19 +4,23 @@
 // that failed, timed out or ran out of memory is killed and replaced.
 // It knows nothing about components: callers say what to run (a message type and payload),
 // so the workflow runtime reuses it.
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import type { Duplex } from "node:stream";
 import type { ExecutionFailure } from "./contract.js";
 import type { ChildMessage, ErrorData } from "./child/protocol.js";
+import type { LaunchRunner } from "./runner-launcher.js";
+import { createRunnerChannel, type RunnerChannel } from "./runner-channel.js";
+import { checkRunnerMessage } from "./runner-messages.js";
 
 export interface ProcessPoolOptions {
-  /** The runner entry script (compiled JavaScript). */
-  script: string;
-  /** Node flags for an account's runners (permission model, allowed folders). */
-  execArgv(key: string): string[];
-  args?: string[];
-  /** The runner's environment: empty but for what Node reads at startup (extra CA certificates). */
-  env?: Record<string, string>;
-  memoryMb: number;
+  /** Starts a runner process for an account (runner-launcher.ts). */
+  launch: LaunchRunner;
+  /** The largest message a runner may send; a larger one ends that runner. */
+  maxMessageBytes?: number;
+  /** What is wrong with a request's result (by request type), or undefined when it is fine. */
+  checkResult?(type: string, result: unknown, bytes: number): string | undefined;
+  /** What is wrong with an event sent while a request runs, or undefined. */
+  checkEvent?(event: unknown): string | undefined;
   maxPerKey?: number;
   maxIdlePerKey?: number;
   /** Idle runners kept across all accounts; the longest idle is stopped beyond it. */
@@ -51,6 +55,7 @@ interface Job {
 interface Runner {
   key: string;
   child: ChildProcess;
+  channel: RunnerChannel;
   ready: boolean;
   dead: boolean;
   stderr: string;
@@ -63,6 +68,7 @@ interface Runner {
 }
 
 const STDERR_TAIL = 4096;
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /**
  * A runner may hold several jobs, running the first and the others queued behind it, handed
  * over several in one message: each message to a sleeping process wakes it, which on a loaded
@@ -116,13 +122,14 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const isIdle = (runner: Runner) => runner.ready && !runner.dead && runner.inflight.length === 0;
 
   function spawn(key: string): Runner {
-    const child = fork(options.script, options.args ?? [], {
-      env: { ...options.env },
-      execArgv: [...options.execArgv(key), `--max-old-space-size=${options.memoryMb}`],
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "json",
+    const { child, cleanup } = options.launch(key);
+    // The channel's callbacks run on later turns of the event loop, once `runner` is set.
+    const channel = createRunnerChannel(child.stdio[3] as Duplex, {
+      maxMessageBytes: options.maxMessageBytes ?? MAX_MESSAGE_BYTES,
+      onMessage: (message, bytes) => onMessage(runner, message, bytes),
+      onViolation: (reason) => violation(runner, reason),
     });
-    const runner: Runner = { key, child, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0 };
+    const runner: Runner = { key, child, channel, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0 };
     setOf(key).add(runner);
     const pid = child.pid;
     if (pid !== undefined) options.registry?.record(pid);
@@ -131,10 +138,10 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     child.stderr?.on("data", (chunk: string) => {
       runner.stderr = (runner.stderr + chunk).slice(-STDERR_TAIL);
     });
-    child.on("message", (message: ChildMessage) => onMessage(runner, message));
     child.on("error", () => kill(runner, { head: failure("crash", "the runner process failed") }));
     child.on("close", (code, signal) => {
       if (pid !== undefined) options.registry?.forget(pid);
+      cleanup();
       const outOfMemory = /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
       const why = outOfMemory
         ? failure("memory", "the execution ran out of memory and was stopped")
@@ -147,25 +154,44 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     return runner;
   }
 
-  function onMessage(runner: Runner, message: ChildMessage): void {
-    if (message?.type === "ready") {
+  /** The runner broke the protocol: it is stopped, and the job it was running fails saying so. */
+  function violation(runner: Runner, reason: string): void {
+    kill(runner, { head: failure("crash", `the runner sent ${reason} and was stopped`) });
+  }
+
+  function onMessage(runner: Runner, raw: unknown, bytes: number): void {
+    if (runner.dead) return;
+    const checked = checkRunnerMessage(raw);
+    if (!checked.ok) return violation(runner, `an invalid message (${checked.reason})`);
+    const message: ChildMessage = checked.message;
+    if (message.type === "ready") {
+      if (runner.ready) return violation(runner, "a second ready message");
       runner.ready = true;
       becameIdle(runner);
       return;
     }
     const head = runner.inflight[0];
-    if (!head || !("id" in message) || message.id !== head.id) {
-      // Not about the running job: a stray error between jobs; the child stopped taking work.
-      if (message?.type === "failed" && message.recycle) kill(runner, {});
-      return;
+    if (!head || message.id !== head.id) {
+      // Not about the running job: a stray error between jobs, after which the child stopped
+      // taking work. Anything else is a message about a job the runner was never given.
+      if (message.type === "failed" && message.recycle) return kill(runner, {});
+      return violation(runner, `a message about a request it is not running (${message.type})`);
     }
-    if (message.type === "event") return head.onEvent?.(message.event);
+    if (message.type === "event") {
+      const problem = options.checkEvent?.(message.event);
+      if (problem) return violation(runner, `an invalid event (${problem})`);
+      return head.onEvent?.(message.event);
+    }
+    if (message.type === "done") {
+      const problem = options.checkResult?.(head.request.type, message.result, bytes);
+      if (problem) return violation(runner, `an invalid result (${problem})`);
+    }
     runner.inflight.shift();
     clearTimeout(runner.headTimer);
     const tookMs = performance.now() - runner.headStartedAt;
     recentMs.set(runner.key, 0.8 * (recentMs.get(runner.key) ?? tookMs) + 0.2 * tookMs);
     if (message.type === "done") head.settle({ ok: true, result: message.result });
-    else if (message.type === "failed") head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
+    else head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
     // After asking to be recycled the child starts nothing more: the rest go elsewhere.
     if (message.recycle) return kill(runner, {});
     if (runner.inflight.length > 0) {
@@ -201,6 +227,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     clearTimeout(runner.headTimer);
     if (runner.idleTimer) clearTimeout(runner.idleTimer);
     runner.child.kill("SIGKILL");
+    runner.channel.close();
     const jobs = runner.inflight.splice(0);
     if (head && jobs.length > 0) jobs.shift()!.settle({ ok: false, failure: head });
     if (jobs.length > 0) backlogOf(runner.key).unshift(...jobs);
@@ -300,11 +327,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     runner.inflight.push(...batch);
     if (wasIdle) startHead(runner);
     const messages = batch.map((job) => ({ id: job.id, type: job.request.type, payload: job.request.payload }));
-    try {
-      runner.child.send(messages.length === 1 ? messages[0]! : messages);
-    } catch {
-      kill(runner, { head: failure("crash", "the runner could not be reached") });
-    }
+    if (!runner.channel.send(messages.length === 1 ? messages[0]! : messages)) kill(runner, { head: failure("crash", "the runner could not be reached") });
   }
 
   function run(key: string, request: { type: string; payload: unknown }, runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome> {

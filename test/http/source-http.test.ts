@@ -1,6 +1,7 @@
 // The public HTTP interface of sources: the event shape, durable 200, custom responses,
 // failures before responding, $.service.db, named streams, $logs, $errors, 413 and 404.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, DIALECTS } from "../helpers/dialects.js";
 import { ApiClient } from "../helpers/http-client.js";
@@ -149,18 +150,44 @@ for (const dialect of DIALECTS) {
       assert.match(error.event.error.name, /Timeout/);
     });
 
-    it("a custom response with a status outside 100..599 is an error of the code: 500 naming it, and $errors", async () => {
+    it("a custom response with a status outside 200..599 (1xx included) is an error of the code: 500 naming it, and $errors", async () => {
       const code = `export default {
         name: "bad-status",
         props: { http: { type: "$.interface.http", customResponse: true } },
-        async run() { this.http.respond({ status: 999, headers: { "x-null": null }, body: "nope" }); },
+        async run(event) {
+          if (event.query.status === "ok") return this.http.respond({ status: 200, body: { ok: true } });
+          this.http.respond({ status: Number(event.query.status), headers: { "x-null": null }, body: "nope" });
+        },
       };`;
       const source = await createSource(account.api, { component_code: code });
-      const res = await post(source.configured_props.http.endpoint_url, {});
-      assert.equal(res.status, 500);
-      assert.match((await res.json()).error, /status must be 100\.\.599, got 999/);
-      const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
-      assert.equal(error.event.error.name, "TypeError");
+      const url = new URL(source.configured_props.http.endpoint_url);
+      // One keep-alive connection for every request: an informational answer must not leave
+      // the client waiting, nor shift the answers of the requests after it.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (status: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          http
+            .get(`${url.href}?status=${status}`, { agent }, (res) => {
+              let body = "";
+              res.setEncoding("utf8");
+              res.on("data", (chunk) => (body += chunk));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+            })
+            .on("error", reject);
+        });
+      try {
+        for (const status of ["999", "101", "100", "199"]) {
+          const res = await get(status);
+          assert.equal(res.status, 500, `status ${status}`);
+          assert.match(JSON.parse(res.body).error, new RegExp(`status must be a final HTTP status, 200\\.\\.599, got ${status}`));
+          const ok = await get("ok");
+          assert.deepEqual([ok.status, JSON.parse(ok.body)], [200, { ok: true }], `the answer after ${status} is its own`);
+        }
+      } finally {
+        agent.destroy();
+      }
+      const errors = await waitForEvents(account.api, source.id, 4, { event_name: "$errors" });
+      assert.ok(errors.every((error) => error.event.error.name === "TypeError"));
     });
 
     it("a custom-response run that throws or times out answers 500 naming the failure, and records $errors", async () => {

@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { cleanStack } from "../../src/runtime/child/clean-stack.js";
 import { createComponentRunner } from "../../src/runtime/component-runner.js";
+import { testRunnerSettings } from "../helpers/runner-settings.js";
 
 describe("stack traces of user code show neither host paths nor Sluice's frames", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-stack-"));
-  const runner = createComponentRunner({ dataDir, runTimeoutSeconds: 10, runMemoryMb: 64, allowPrivateEgress: false });
+  const runner = createComponentRunner(testRunnerSettings(dataDir, { runTimeoutSeconds: 10, runMemoryMb: 64 }));
   after(async () => {
     await runner.close();
     rmSync(dataDir, { recursive: true, force: true });

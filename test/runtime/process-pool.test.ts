@@ -8,41 +8,63 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createProcessPool, type ProcessPool } from "../../src/runtime/process-pool.js";
+import { spawn } from "node:child_process";
+import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "../../src/runtime/process-pool.js";
+import type { LaunchRunner } from "../../src/runtime/runner-launcher.js";
 
-// Speaks the runner protocol (src/runtime/child/protocol.ts): "echo" answers its payload with
-// the number of messages this process received so far and how many jobs it held behind this
-// one, "sleep" waits, "exit" dies.
+// Speaks the runner protocol (newline-delimited JSON on fd 3, src/runtime/child/protocol.ts):
+// "echo" answers its payload with the number of messages this process received so far and how
+// many jobs it held behind this one, "sleep" waits, "exit" dies, "raw" writes its payload to
+// the channel as it is (a hostile runner's forged or oversized message), "big" sends a message
+// of payload.bytes bytes.
 const STAND_IN_RUNNER = `
+const channel = new (require("node:net").Socket)({ fd: 3, readable: true, writable: true });
+const send = (message) => channel.write(JSON.stringify(message) + "\\n");
 let messages = 0;
+let buffered = "";
 const queue = [];
 let working = false;
-process.on("message", (message) => {
-  messages++;
-  queue.push(...(Array.isArray(message) ? message : [message]));
+channel.setEncoding("utf8");
+channel.on("data", (chunk) => {
+  buffered += chunk;
+  let newline;
+  while ((newline = buffered.indexOf("\\n")) !== -1) {
+    const message = JSON.parse(buffered.slice(0, newline));
+    buffered = buffered.slice(newline + 1);
+    messages++;
+    queue.push(...(Array.isArray(message) ? message : [message]));
+  }
   if (!working) work();
 });
+channel.on("end", () => process.exit(0));
 async function work() {
   working = true;
   while (queue.length > 0) {
     const { id, type, payload } = queue.shift();
     const heldBehind = queue.length;
     if (type === "exit") process.exit(3);
+    if (type === "raw") { channel.write(payload.replace("ID", String(id))); continue; }
+    if (type === "big") { send({ id, type: "done", result: "x".repeat(payload.bytes) }); continue; }
     if (type === "sleep") await new Promise((resolve) => setTimeout(resolve, payload.ms));
-    process.send({ id, type: "done", result: { payload, messages, heldBehind, pid: process.pid } });
+    send({ id, type: "done", result: { payload, messages, heldBehind, pid: process.pid } });
   }
   working = false;
 }
-process.send({ type: "ready" });
+send({ type: "ready" });
 `;
+
+/** Starts the stand-in runner (or a missing script) as the runtime's launcher would, without the sandbox. */
+function standInLauncher(script: string): LaunchRunner {
+  return () => ({ child: spawn(process.execPath, [script], { stdio: ["ignore", "ignore", "pipe", "pipe"] }), cleanup: () => {} });
+}
 
 describe("process pool", () => {
   let dir: string;
   let script: string;
   const pools: ProcessPool[] = [];
   const spawned: string[] = [];
-  const pool = (maxPerKey: number, batchBudgetMs = 60_000) => {
-    const created = createProcessPool({ script, execArgv: () => [], memoryMb: 64, maxPerKey, batchBudgetMs, onSpawn: (key) => spawned.push(key) });
+  const pool = (maxPerKey: number, batchBudgetMs = 60_000, more: Partial<ProcessPoolOptions> = {}) => {
+    const created = createProcessPool({ launch: standInLauncher(script), maxPerKey, batchBudgetMs, onSpawn: (key) => spawned.push(key), ...more });
     pools.push(created);
     return created;
   };
@@ -109,7 +131,7 @@ describe("process pool", () => {
   });
 
   it("a runner that cannot start fails the waiting jobs one by one instead of restarting forever", async () => {
-    const broken = createProcessPool({ script: join(dir, "missing.cjs"), execArgv: () => [], memoryMb: 64, maxPerKey: 1 });
+    const broken = createProcessPool({ launch: standInLauncher(join(dir, "missing.cjs")), maxPerKey: 1 });
     pools.push(broken);
     const outcomes = await Promise.all([1, 2, 3].map(() => broken.run("d", { type: "echo", payload: null }, { timeoutMs: 5000 })));
     assert.ok(outcomes.every((o) => !o.ok && o.failure.kind === "crash"));
@@ -120,5 +142,47 @@ describe("process pool", () => {
     const p = pool(2);
     await Promise.all(Array.from({ length: 40 }, () => p.run("e", { type: "sleep", payload: { ms: 20 } }, { timeoutMs: 5000 })));
     assert.ok(spawned.filter((key) => key === "e").length - before <= 2);
+  });
+
+  describe("a runner's messages are hostile input", () => {
+    const forged: Array<[string, string]> = [
+      ["a failed message without an error", '{"id":ID,"type":"failed","error":null}\n'],
+      ["an id that is not a number", '{"id":{"x":1},"type":"done","result":1}\n'],
+      ["a message type the service does not know", '{"id":ID,"type":"takeover"}\n'],
+      ["a message that is not JSON", "{not json\n"],
+      ["an answer to a request it was never given", '{"id":999999,"type":"done","result":1}\n'],
+      ["a second ready message", '{"type":"ready"}\n'],
+    ];
+    for (const [what, line] of forged) {
+      it(`${what} ends that runner only, fails its job saying so, and the next job runs`, async () => {
+        const p = pool(1);
+        await p.run("hostile", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
+        const outcome = await p.run("hostile", { type: "raw", payload: line }, { timeoutMs: 5000 });
+        assert.equal(outcome.ok, false);
+        assert.equal(!outcome.ok && outcome.failure.kind, "crash");
+        assert.match(!outcome.ok ? outcome.failure.message : "", /the runner sent .* and was stopped/);
+        const next = await p.run("hostile", { type: "echo", payload: 1 }, { timeoutMs: 5000 });
+        assert.deepEqual(next.ok && (next.result as { payload: number }).payload, 1);
+      });
+    }
+
+    it("a message over the size cap is cut off as it arrives, not buffered whole", async () => {
+      const p = pool(1, 60_000, { maxMessageBytes: 1024 * 1024 });
+      const small = await p.run("big", { type: "big", payload: { bytes: 1000 } }, { timeoutMs: 5000 });
+      assert.equal(small.ok, true);
+      const before = process.memoryUsage().rss;
+      const outcome = await p.run("big", { type: "big", payload: { bytes: 200 * 1024 * 1024 } }, { timeoutMs: 20_000 });
+      assert.equal(!outcome.ok && outcome.failure.kind, "crash");
+      assert.match(!outcome.ok ? outcome.failure.message : "", /over 1048576 bytes/);
+      assert.ok(process.memoryUsage().rss - before < 100 * 1024 * 1024, "the service did not hold the 200 MB message");
+      const next = await p.run("big", { type: "echo", payload: 2 }, { timeoutMs: 5000 });
+      assert.deepEqual(next.ok && (next.result as { payload: number }).payload, 2);
+    });
+
+    it("a result of the wrong shape for its request type ends the runner", async () => {
+      const p = pool(1, 60_000, { checkResult: (type, result) => (typeof result === "object" ? undefined : `${type}: not an object`) });
+      const outcome = await p.run("shape", { type: "raw", payload: '{"id":ID,"type":"done","result":"text"}\n' }, { timeoutMs: 5000 });
+      assert.match(!outcome.ok ? outcome.failure.message : "", /an invalid result \(raw: not an object\)/);
+    });
   });
 });

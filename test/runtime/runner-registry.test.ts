@@ -6,6 +6,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { createRunnerRegistry } from "../../src/runtime/runner-registry.js";
+import { probeBwrap } from "../../src/runtime/sandbox/choose-sandbox.js";
+import { testRunnerSettings } from "../helpers/runner-settings.js";
 
 function alive(pid: number): boolean {
   try {
@@ -67,13 +69,16 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     assert.equal(existsSync(join(registryDir, `${orphan}-${process.pid}`)), false);
   });
 
-  const runnerModule = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "runtime", "component-runner.js");
+  const here = dirname(fileURLToPath(import.meta.url));
+  const runnerModule = join(here, "..", "..", "src", "runtime", "component-runner.js");
+  const settingsModule = join(here, "..", "helpers", "runner-settings.js");
 
   /** A throwaway "service" process with a component runner, doing `work` with one runner. */
-  async function startService(dataDir: string, work: string): Promise<{ child: ChildProcess; runnerPid: number }> {
+  async function startService(dataDir: string, work: string, sandbox: "none" | "bwrap" = "none"): Promise<{ child: ChildProcess; runnerPid: number }> {
     const source = `
       import { createComponentRunner } from ${JSON.stringify(runnerModule)};
-      const runner = createComponentRunner({ dataDir: ${JSON.stringify(dataDir)}, runTimeoutSeconds: 60, runMemoryMb: 64, allowPrivateEgress: false,
+      import { testRunnerSettings } from ${JSON.stringify(settingsModule)};
+      const runner = createComponentRunner({ ...testRunnerSettings(${JSON.stringify(dataDir)}, { runTimeoutSeconds: 60, runMemoryMb: 64 }, ${JSON.stringify(sandbox)}),
         pool: { onSpawn: (_key, pid) => console.log("runner " + pid) } });
       ${work}
       setInterval(() => {}, 1000);`;
@@ -87,15 +92,19 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     return { child, runnerPid };
   }
 
-  it("a runner whose user code left a timer running exits when its service is killed with SIGKILL", async () => {
-    const { child, runnerPid } = await startService(
-      join(dir, "data-timer"),
-      `await runner.inspectComponent({ userId: "u_test", code: "setInterval(() => {}, 50); export default { name: 'x', run() {} }" });
-       console.log("ready");`,
-    );
-    child.kill("SIGKILL");
-    await until(() => !alive(runnerPid), 10_000);
-  });
+  for (const sandbox of ["none", "bwrap"] as const) {
+    it(`a runner whose user code left a timer running exits when its service is killed with SIGKILL (sandbox ${sandbox})`, async (t) => {
+      if (sandbox === "bwrap" && probeBwrap().failure) return t.skip(`needs bubblewrap: ${probeBwrap().failure}`);
+      const { child, runnerPid } = await startService(
+        join(dir, `data-timer-${sandbox}`),
+        `await runner.inspectComponent({ userId: "u_test", code: "setInterval(() => {}, 50); export default { name: 'x', run() {} }" });
+         console.log("ready");`,
+        sandbox,
+      );
+      child.kill("SIGKILL");
+      await until(() => !alive(runnerPid), 10_000);
+    });
+  }
 
   it("a runner stuck in user code when its service died is stopped by the next service on the same data directory", async () => {
     const dataDir = join(dir, "data-loop");
@@ -108,7 +117,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(alive(runnerPid), "a runner busy in a loop does not notice its service is gone");
     const { createComponentRunner } = await import(runnerModule);
-    const next = createComponentRunner({ dataDir, runTimeoutSeconds: 5, runMemoryMb: 64, allowPrivateEgress: false });
+    const next = createComponentRunner(testRunnerSettings(dataDir, { runTimeoutSeconds: 5, runMemoryMb: 64 }, "none"));
     try {
       await until(() => !alive(runnerPid), 10_000);
     } finally {
@@ -125,7 +134,7 @@ describe("a runner without its service", () => {
 
   it("exits when the service is gone before the runner is ready", async () => {
     // A stand-in service: starts a runner and exits at once, printing the runner's pid.
-    const service = `const { fork } = require("node:child_process"); const child = fork(${JSON.stringify(runner)}, [], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "json" }); console.log(child.pid); process.exit(0);`;
+    const service = `const { spawn } = require("node:child_process"); const child = spawn(process.execPath, [${JSON.stringify(runner)}], { stdio: ["ignore", "ignore", "ignore", "pipe"] }); console.log(child.pid); process.exit(0);`;
     const pid = Number(spawnSync(process.execPath, ["-e", service], { encoding: "utf8" }).stdout.trim());
     assert.ok(pid > 0);
     try {

@@ -3,6 +3,7 @@
 import type { EmitRecord, HttpResponseRecord } from "../contract.js";
 import { propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
+import { emitBudget, runLimits } from "./run-limits.js";
 
 export interface ExecutionEffects {
   emits: EmitRecord[];
@@ -11,7 +12,7 @@ export interface ExecutionEffects {
   onResponse(response: HttpResponseRecord): void;
 }
 
-const MAX_EMITS = 10_000;
+const limits = runLimits();
 
 export function componentThis(
   definition: Record<string, any>,
@@ -43,9 +44,11 @@ export function componentThis(
   for (const [name, method] of Object.entries((definition.methods ?? {}) as Record<string, unknown>)) {
     if (typeof method === "function") self[name] = method.bind(self);
   }
+  const spend = emitBudget(limits);
   self.$emit = (event: unknown, meta?: Record<string, unknown>) => {
-    if (effects.emits.length >= MAX_EMITS) throw new Error(`an execution may emit at most ${MAX_EMITS} events`);
-    effects.emits.push({ event: toJson(event), meta: emitMeta(meta) });
+    const text = JSON.stringify(event === undefined ? null : event) ?? "null";
+    spend(Buffer.byteLength(text));
+    effects.emits.push({ event: JSON.parse(text), meta: emitMeta(meta) });
   };
   self.$sourceId = input.context.sourceId;
   return self;

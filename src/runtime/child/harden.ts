@@ -22,7 +22,10 @@ function lock(target: object, name: string, value: unknown): void {
 }
 
 export function harden(): void {
+  // The runner's own writable folder stays known to os.tmpdir(), which otherwise reads TMPDIR.
+  const tmp = process.env.TMPDIR;
   for (const name of Object.keys(process.env)) delete process.env[name];
+  if (tmp) lock(os, "tmpdir", () => tmp);
 
   const ownPid = process.pid;
   const kill = process.kill.bind(process);

@@ -1,35 +1,35 @@
 // Entry of a runner child process (started by src/runtime/process-pool.ts with Node's
-// permission model and an empty environment). It hardens the process, installs the egress
-// guard and the console capture, then serves requests from the service one at a time, in the order they came.
+// permission model and an empty environment, inside the OS sandbox when there is one). It opens
+// its channel to the service, hardens the process, installs the egress guard and the console
+// capture, then serves requests from the service one at a time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
 import { installEgressGuard } from "./egress.js";
 import { errorData } from "./execute.js";
 import { harden } from "./harden.js";
 import { handlers } from "./handlers.js";
 import { InvalidComponentError } from "./load-component.js";
-import type { ChildMessage, RequestMessage } from "./protocol.js";
+import type { RequestMessage } from "./protocol.js";
+import { openServiceChannel } from "./service-channel.js";
 
 const allowPrivate = process.argv.includes("--allow-private-egress");
-const sendMessage = process.send!.bind(process) as (message: ChildMessage) => boolean;
-// Without the service (its channel closed, even before this runner got going) there is no one
-// to work for; sending would only raise an error that is itself reported by sending.
-const send = (message: ChildMessage): boolean => {
-  if (!process.connected) process.exit(0);
-  return sendMessage(message);
-};
-
-harden();
-installEgressGuard(allowPrivate);
-installConsoleCapture();
-const identity = <T>(value: T): T => value;
-for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
-
-let current: number | undefined;
 // Requests arrive one per message or several in one (the pool's batches); they run one by one.
 const queue: RequestMessage[] = [];
+let current: number | undefined;
 let working = false;
 // Set once the runner asked to be recycled: it starts nothing more, the service stops it.
 let retiring = false;
+const channel = openServiceChannel((requests) => {
+  queue.push(...requests);
+  if (!working) void work();
+});
+const send = channel.send;
+
+harden();
+// Only tests start a runner without it, to show that the OS sandbox alone stops what it guards.
+if (!process.argv.includes("--without-in-process-guard")) installEgressGuard(allowPrivate);
+installConsoleCapture();
+const identity = <T>(value: T): T => value;
+for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
 
 // An error escaping user code asynchronously (a throw in a stray timer) fails the execution in
 // progress, and the runner asks to be recycled since its state can no longer be trusted.
@@ -43,16 +43,8 @@ function onStrayError(thrown: unknown): void {
     send({ id: -1, type: "failed", error: errorData(thrown), recycle: true });
   }
 }
-// The service went away (its IPC channel closed): nothing can ask for work any more.
-process.on("disconnect", () => process.exit(0));
 process.on("uncaughtException", onStrayError);
 process.on("unhandledRejection", onStrayError);
-
-process.on("message", (message: RequestMessage | RequestMessage[]) => {
-  if (Array.isArray(message)) queue.push(...message);
-  else queue.push(message);
-  if (!working) void work();
-});
 
 async function work(): Promise<void> {
   working = true;

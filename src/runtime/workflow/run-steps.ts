@@ -4,6 +4,7 @@ import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
 import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./contract.js";
 import { toResponseRecord } from "../child/response-record.js";
 import { cleanStack } from "../child/clean-stack.js";
+import { emitBudget, runLimits } from "../child/run-limits.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {
@@ -55,8 +56,11 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
   let error: ExecutionFailure | undefined;
   let failedStepId: string | undefined;
 
+  const spend = emitBudget(runLimits());
   const emit = (payload: unknown) => {
-    emits.push(jsonSafe(payload) ?? null);
+    const value = jsonSafe(payload) ?? null;
+    spend(Buffer.byteLength(JSON.stringify(value)));
+    emits.push(value);
   };
   const steps: Record<string, unknown> = { trigger: { event: request.event, context: request.context } };
   const previousSend = (globalThis as any).$send;

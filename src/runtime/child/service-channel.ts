@@ -1,0 +1,45 @@
+// The runner's end of its channel to the service: newline-delimited JSON on file descriptor 3
+// (see runner-channel.ts for the service's end and why it is not Node's IPC channel).
+import net from "node:net";
+import type { ChildMessage, RequestMessage } from "./protocol.js";
+
+const CHANNEL_FD = 3;
+
+export interface ServiceChannel {
+  send(message: ChildMessage): void;
+}
+
+/** Opens the channel; `onRequests` gets each request the service sends, in order. */
+export function openServiceChannel(onRequests: (requests: RequestMessage[]) => void): ServiceChannel {
+  const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: true });
+  let buffered = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    buffered += chunk;
+    let newline = buffered.indexOf("\n");
+    if (newline === -1) return;
+    const requests: RequestMessage[] = [];
+    while (newline !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line !== "") {
+        const parsed = JSON.parse(line) as RequestMessage | RequestMessage[];
+        if (Array.isArray(parsed)) requests.push(...parsed);
+        else requests.push(parsed);
+      }
+      newline = buffered.indexOf("\n");
+    }
+    onRequests(requests);
+  });
+  // Without the service there is no one to work for.
+  const leave = () => process.exit(0);
+  socket.on("end", leave);
+  socket.on("close", leave);
+  socket.on("error", leave);
+  return {
+    send(message) {
+      if (socket.destroyed) leave();
+      socket.write(JSON.stringify(message) + "\n");
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// What each kind of request may answer, checked before the service uses it (the runner is
+// hostile: see runner-messages.ts). One check per request type of the child's handler table.
+import { Type } from "@sinclair/typebox";
+import { compileCheck, ErrorData, type ValueCheck } from "./runner-messages.js";
+
+const Log = Type.Object({ level: Type.Union([Type.Literal("log"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]), message: Type.String(), ts: Type.Number() });
+
+/** A custom HTTP answer: a final status only (1xx would leave the client waiting for another). */
+export const ResponseRecord = Type.Object({
+  status: Type.Integer({ minimum: 200, maximum: 599 }),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.Union([
+    Type.Object({ kind: Type.Literal("none") }),
+    Type.Object({ kind: Type.Literal("text"), text: Type.String() }),
+    Type.Object({ kind: Type.Literal("json"), value: Type.Unknown() }),
+    Type.Object({ kind: Type.Literal("base64"), data: Type.String() }),
+  ]),
+});
+
+const Emit = Type.Object({
+  event: Type.Unknown(),
+  meta: Type.Object({
+    id: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    summary: Type.Optional(Type.String()),
+    ts: Type.Optional(Type.Number()),
+  }),
+});
+
+const ExecuteResult = Type.Object({
+  emits: Type.Array(Emit),
+  logs: Type.Array(Log),
+  state: Type.Record(Type.String(), Type.Unknown()),
+  response: Type.Optional(ResponseRecord),
+  error: Type.Optional(ErrorData),
+});
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const InspectResult = Type.Object({
+  key: Nullable(Type.String()),
+  name: Type.String(),
+  version: Type.String(),
+  description: Nullable(Type.String()),
+  type: Type.String(),
+  dedupe: Nullable(Type.Union([Type.Literal("unique"), Type.Literal("greatest"), Type.Literal("last")])),
+  configurable_props: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+  hooks: Type.Array(Type.Union([Type.Literal("deploy"), Type.Literal("activate"), Type.Literal("deactivate")])),
+});
+
+const StepProblems = Type.Array(Type.Object({ stepId: Type.String(), stepName: Type.String(), message: Type.String() }));
+
+const WorkflowRunResult = Type.Object({
+  emits: Type.Array(Type.Unknown()),
+  emails: Type.Array(Type.Object({ subject: Type.String(), text: Type.String() })),
+  response: Type.Optional(ResponseRecord),
+  stepResults: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), returnValue: Type.Optional(Type.Unknown()), exports: Type.Record(Type.String(), Type.Unknown()) })),
+  exited: Type.Boolean(),
+  failedStepId: Type.Optional(Type.String()),
+  error: Type.Optional(ErrorData),
+  logs: Type.Array(Log),
+});
+
+/** Events a runner may send while a request runs: an early HTTP answer, the step now running. */
+const RunEvent = Type.Object({ response: Type.Optional(ResponseRecord), stepStarted: Type.Optional(Type.String()) });
+
+export const checkRunEvent: ValueCheck = compileCheck(RunEvent);
+
+export const resultChecks: Record<string, ValueCheck> = {
+  execute: compileCheck(ExecuteResult),
+  inspect: compileCheck(InspectResult),
+  "workflow.check": compileCheck(StepProblems),
+  "workflow.run": compileCheck(WorkflowRunResult),
+};

@@ -1,0 +1,48 @@
+// Decides, once at start, how runner processes are isolated. `auto` uses bubblewrap when a
+// sandboxed Node actually starts here (bwrap installed, user namespaces allowed: Docker's
+// default seccomp profile, for one, refuses them) and otherwise runs runners without it, with a
+// warning naming the cause; `bwrap` refuses to start without it; `none` never uses it.
+import { spawnSync } from "node:child_process";
+import { ConfigError, type SandboxSetting } from "../../config.js";
+import { bwrapArguments, type BwrapFeatures } from "./bwrap-arguments.js";
+
+export type SandboxMode = "bwrap" | "none";
+
+export interface SandboxChoice {
+  mode: SandboxMode;
+  features: BwrapFeatures;
+  /** Set when `auto` fell back to no sandbox: why, for a loud warning at start. */
+  warning?: string;
+}
+
+/** A configuration the machine cannot honour: the CLI prints it and exits 2. */
+export class SandboxUnavailableError extends ConfigError {}
+
+const NO_FEATURES: BwrapFeatures = { tmpfsSize: false, disableUserns: false };
+
+/** Why a sandboxed `node -e 0` does not run here, or undefined when it does. */
+export function probeBwrap(nodePath: string = process.execPath): { features: BwrapFeatures; failure?: string } {
+  const help = spawnSync("bwrap", ["--help"], { encoding: "utf8", timeout: 5000 });
+  if (help.error) {
+    const missing = (help.error as NodeJS.ErrnoException).code === "ENOENT";
+    return { features: NO_FEATURES, failure: missing ? "bubblewrap (bwrap) is not installed (Debian and Ubuntu: apt-get install bubblewrap)" : `bwrap could not be run: ${help.error.message}` };
+  }
+  const text = `${help.stdout}${help.stderr}`;
+  const features: BwrapFeatures = { tmpfsSize: text.includes("--size"), disableUserns: text.includes("--disable-userns") };
+  const args = bwrapArguments({ readOnly: [nodePath], tmpBytes: 1024 * 1024, env: {}, unprivilegedIds: process.getuid?.() === 0, features });
+  const probe = spawnSync("bwrap", [...args, nodePath, "-e", "0"], { encoding: "utf8", timeout: 10_000 });
+  if (probe.error) return { features, failure: `a sandboxed runner could not start: ${probe.error.message}` };
+  if (probe.status !== 0) {
+    const said = (probe.stderr || "").trim().split("\n").slice(-2).join(" ") || `exit code ${probe.status ?? probe.signal}`;
+    return { features, failure: `bwrap cannot create the sandbox here (${said}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or a container's seccomp profile)` };
+  }
+  return { features };
+}
+
+export function chooseSandbox(setting: SandboxSetting, probe: typeof probeBwrap = probeBwrap): SandboxChoice {
+  if (setting === "none") return { mode: "none", features: NO_FEATURES };
+  const { features, failure } = probe();
+  if (!failure) return { mode: "bwrap", features };
+  if (setting === "bwrap") throw new SandboxUnavailableError(`SLUICE_SANDBOX=bwrap, but ${failure}`);
+  return { mode: "none", features, warning: `user code runs WITHOUT the OS sandbox: ${failure}. Set SLUICE_SANDBOX=none to accept this, or SLUICE_SANDBOX=bwrap to refuse to start without it` };
+}
