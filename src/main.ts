@@ -128,6 +128,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
   return {
     db: store.db,
     dialect: store.dialect,
+    storage: store.storage,
     clock: options.clock,
     logger: options.logger,
     config: options.config,

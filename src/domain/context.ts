@@ -5,12 +5,14 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
-import type { DialectName } from "../store/store.js";
+import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
 
 export interface Ctx {
   /** The database or an open transaction: verbs run the same inside or outside one. */
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Every SQLite/PostgreSQL difference outside the queue (store/storage-dialect.ts). */
+  storage: StorageDialect;
   clock: Clock;
   logger: Logger;
   config: Config;
