@@ -40,7 +40,7 @@ export interface DeliveryWorkerOptions {
  * the backlog drained (ADR 0018).
  */
 export const PER_LISTENER_CONCURRENCY = 128;
-/** Deliveries in flight per worker: sixteen listeners at their limit, as before. */
+/** Deliveries in flight per worker: sixteen listeners at their limit. */
 const WORKER_CONCURRENCY = 16 * PER_LISTENER_CONCURRENCY;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
 

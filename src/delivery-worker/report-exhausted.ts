@@ -40,7 +40,7 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   // The emitter may have been deleted since; then there is no stream to report on.
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
   const report = exhaustedErrorEvent(delivery, info);
-  // A workflow's $errors events have the spec's shape (issue 5).
+  // A workflow's $errors events have the spec's shape (delivery-failure.ts).
   const event = idPrefix(delivery.emitter_id) === "p" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
   await withDeliveryHops(delivery.hops + 1, () =>
     retryOnEventIdClash(() =>

@@ -3,7 +3,7 @@
 // together as one statement of data-modifying CTEs. Every statement is a round trip to the
 // server (a few hundred µs each), and on the path from emit to webhook they were four; now
 // they are one. The statements still run inside the transaction, so they commit or roll back
-// with everything else, and a failing one fails the commit as before.
+// with everything else, and a failing one fails the commit.
 //
 // In one statement every CTE sees the same snapshot (that of the statement's start, which
 // includes everything written earlier in the transaction): fine for independent writes, not

@@ -1,7 +1,7 @@
 // Fan-out: for events just stored, write the deliveries their subscriptions cause, in the
-// same transaction as the events (DESIGN.md §7), each with a job that carries it out.
+// same transaction as the events (docs/architecture.md, "Transactions"), each with a job that carries it out.
 //
-// Matching (DESIGN.md §5): a subscription's emitter is the exact emitter id or the glob of
+// Matching (docs/architecture.md, "Delivery"): a subscription's emitter is the exact emitter id or the glob of
 // its kind in the same account (`dc_*` for sources, `p_*` for workflows); its event_name ""
 // or "default" selects the default stream "", any other name that stream exactly. A
 // listener never receives its own events, inactive webhooks receive nothing, and the
