@@ -1,5 +1,5 @@
 // Lint is part of `npm test`. The import rule keeps the HTTP layer away from storage:
-// routes call domain verbs, never Kysely directly (STYLE.md, convention 1).
+// routes call domain verbs, never Kysely directly (docs/architecture.md, "Layers").
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 

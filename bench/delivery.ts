@@ -1,4 +1,4 @@
-// Emit → webhook received (DESIGN.md §8: p50 ≤ 5 ms, p99 ≤ 50 ms, ≥ 5,000 deliveries/s,
+// Emit → webhook received (docs/architecture.md, "Performance targets": p50 ≤ 5 ms, p99 ≤ 50 ms, ≥ 5,000 deliveries/s,
 // nothing missing). Sluice runs in its own process exactly as `npm start` runs it; an HTTP
 // source emits events stamped with the emit time, a subscription delivers them to a
 // loopback receiver in this process, which stamps arrival on the same machine clock.

@@ -1,5 +1,5 @@
 // HTTP-source ingest: request → user code → emit stored → response, against a bare node:http
-// server measured in the same run (DESIGN.md §8), plus the event-summaries read path.
+// server measured in the same run (docs/architecture.md, "Performance targets"), plus the event-summaries read path.
 import { call, createAccount, waitFor } from "./lib/api.js";
 import { runLoad, type LoadResult } from "./lib/load.js";
 import { startBareServer, startSluiceServer } from "./lib/processes.js";

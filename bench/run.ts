@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, with
-// the targets of DESIGN.md §8. Results go to stdout and bench-results/latest.json.
+// the targets of docs/architecture.md, "Performance targets". Results go to stdout and bench-results/latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runColdStartBench } from "./cold-start.js";

@@ -1,4 +1,4 @@
-// Timer drift (DESIGN.md §8: 10,000 active interval sources fire on time, drift p99 ≤ 1 s).
+// Timer drift (docs/architecture.md, "Performance targets": 10,000 active interval sources fire on time, drift p99 ≤ 1 s).
 // Sluice runs in its own process exactly as `npm start` runs it. The timers are ordinary
 // sources made through the public API, spread over several accounts (so several per-account
 // runner pools take part) at an even pace over one interval, as sources made over time are;

@@ -1,23 +1,28 @@
-// Composition root: config → store → services → HTTP + background roles. Built once.
+// Composition root: config → store → services → HTTP + background roles. Built once. The
+// platform's behaviour is wired here: which tables hold the resources subscriptions name,
+// what happens when an account is made, who receives deliveries to sources and workflows,
+// and which job types the queue runs.
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
-import type { Ctx } from "./domain/context.js";
+import type { Ctx, ResourceKinds } from "./domain/context.js";
+import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
-import { registerDeliveryWorker } from "./delivery/delivery-worker.js";
+import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
 import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
 import { buildHttpApp } from "./http/app.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
-import type { Services } from "./services.js";
+import { workflowDeps, type Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
-import { registerSourceJobs } from "./domain/sources/source-jobs.js";
-import { installWorkflows } from "./domain/workflows/install.js";
+import { registerSourceJobs, runSourceForDelivery } from "./domain/sources/source-jobs.js";
+import { createErrorWorkflow } from "./domain/workflows/error-workflow.js";
+import { handleWorkflowDelivery, registerWorkflowJobs } from "./domain/workflows/workflow-jobs.js";
 import { createMailer } from "./mail/create-mailer.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
-import { openStore } from "./store/store.js";
+import { openStore, type Store } from "./store/store.js";
 
 export type Role = "api" | "worker" | "scheduler";
 export const ALL_ROLES: Role[] = ["api", "worker", "scheduler"];
@@ -30,6 +35,8 @@ export interface BackgroundTask {
 
 export interface Sluice {
   services: Services;
+  /** The delivery worker's receivers of deliveries to sources ("dc") and workflows ("p"). */
+  listenerHandlers: Map<string, ListenerHandler>;
   app: FastifyInstance | undefined;
   /** Where the HTTP server listens, e.g. http://127.0.0.1:8080 (api role only). */
   url: string | undefined;
@@ -52,7 +59,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const sandbox = options.sandbox ?? chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn(sandbox.warning);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
+  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config });
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
   const runner = createComponentRunner(runnerSettings(config, sandbox));
   const mailer = createMailer(config, logger);
@@ -61,11 +68,17 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   // First in, so stopped last: workers may still be running code (and sending mail) while they stop.
   tasks.push({ name: "mailer", stop: () => mailer.close() });
   tasks.push({ name: "runner", stop: () => runner.close() });
-  // Handlers register with the queue before it starts (any module may add its own).
-  const delivery = registerDeliveryWorker({ ctx, queue });
+  // Handlers register with the queue before it starts.
+  const sourceDeps = { ctx, runner };
+  const workflows = workflowDeps(services);
+  const listenerHandlers = new Map<string, ListenerHandler>([
+    ["dc", (delivery) => runSourceForDelivery(sourceDeps, delivery)],
+    ["p", (delivery) => handleWorkflowDelivery(workflows, delivery)],
+  ]);
+  const delivery = registerDeliveryWorker({ ctx, queue, listenerHandlers });
   tasks.push({ name: "delivery", stop: () => delivery.stop() });
-  registerSourceJobs({ ctx, runner, queue });
-  installWorkflows(services);
+  registerSourceJobs({ ...sourceDeps, queue });
+  registerWorkflowJobs(workflows);
 
   await bootstrap(ctx, options.onBootstrapKey);
   await publishRegistry({ ctx, runner, dirs: registryDirs(config.registryDir) });
@@ -90,6 +103,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   let closed = false;
   return {
     services,
+    listenerHandlers,
     app,
     url,
     async close() {
@@ -99,6 +113,28 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
       for (const task of tasks.reverse()) await task.stop();
       await store.close();
     },
+  };
+}
+
+/** Resources that subscriptions may name as emitters or listeners, by id prefix. */
+const RESOURCE_KINDS: ResourceKinds = new Map([
+  ["wh", "webhooks"],
+  ["dc", "sources"],
+  ["p", "workflows"],
+]);
+
+/** The context of domain verbs on an open store; the CLI's commands use it too. */
+export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config">): Ctx {
+  return {
+    db: store.db,
+    dialect: store.dialect,
+    storage: store.storage,
+    clock: options.clock,
+    logger: options.logger,
+    config: options.config,
+    resourceKinds: RESOURCE_KINDS,
+    // Every new account gets its global error workflow.
+    userCreatedHooks: [createErrorWorkflow],
   };
 }
 

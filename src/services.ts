@@ -4,6 +4,7 @@ import type { Mailer } from "./mail/mailer.js";
 import type { JobQueue } from "./queue/contract.js";
 import type { ComponentRunner } from "./runtime/component-runner.js";
 import type { Store } from "./store/store.js";
+import type { WorkflowDeps } from "./domain/workflows/run-workflow.js";
 
 export interface Services {
   ctx: Ctx;
@@ -13,4 +14,9 @@ export interface Services {
   runner: ComponentRunner;
   /** Outgoing e-mail ($.send.email of workflow steps): SMTP when configured, else the log. */
   mailer: Mailer;
+}
+
+/** The dependencies of workflow runs, taken from the services. */
+export function workflowDeps(services: Services): WorkflowDeps {
+  return { ctx: services.ctx, runner: services.runner, queue: services.queue, mailer: services.mailer };
 }

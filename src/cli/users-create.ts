@@ -3,6 +3,7 @@ import { pino } from "pino";
 import type { Config } from "../config.js";
 import { createUser, type Plan } from "../domain/users/create-user.js";
 import { systemClock } from "../lib/clock.js";
+import { createContext } from "../main.js";
 import { openStore } from "../store/store.js";
 
 /** `sluice users create`: opens the database directly and prints the new account as JSON. */
@@ -14,7 +15,7 @@ export async function createUsersCommand(args: string[], config: Config): Promis
   if (!values.username || !values.email) throw Object.assign(new Error("--username and --email are required"), { name: "ServiceError" });
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const ctx = { db: store.db, dialect: store.dialect, clock: systemClock, logger: pino({ level: "silent" }), config };
+    const ctx = createContext(store, { clock: systemClock, logger: pino({ level: "silent" }), config });
     const user = await createUser({ ctx, input: { username: values.username, email: values.email, plan: values.plan as Plan } });
     console.log(JSON.stringify({ data: user }, null, 2));
   } finally {

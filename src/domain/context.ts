@@ -1,19 +1,32 @@
-// What every domain verb receives: its dependencies, passed explicitly (no globals, no env).
+// What every domain verb receives: its dependencies, passed explicitly (no env). The
+// composition root (main.ts) builds it once; a transaction runs verbs on a copy with its `db`.
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
-import type { DialectName } from "../store/store.js";
+import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
 
 export interface Ctx {
   /** The database or an open transaction: verbs run the same inside or outside one. */
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Every SQLite/PostgreSQL difference outside the queue (store/storage-dialect.ts). */
+  storage: StorageDialect;
   clock: Clock;
   logger: Logger;
   config: Config;
+  /** The table of each kind of resource that can emit or listen, by id prefix (ownership.ts). */
+  resourceKinds: ResourceKinds;
+  /** Work done in the transaction that makes an account (create-user.ts). */
+  userCreatedHooks: readonly UserCreatedHook[];
 }
+
+/** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */
+export type ResourceKinds = ReadonlyMap<string, string>;
+
+/** Work that must happen whenever an account is made (e.g. its global error workflow). */
+export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;
 
 /** The account a request acts for. */
 export interface Actor {

@@ -4,15 +4,8 @@ import type { Actor, Ctx } from "./context.js";
 import { invalid, notFound } from "../lib/errors.js";
 import { idPrefix } from "../lib/ids.js";
 
-/** Tables holding resources that can emit or listen, by id prefix. Later issues add theirs. */
-const OWNED_TABLES: Record<string, string> = { wh: "webhooks" };
-
-export function registerOwnedResource(prefix: string, table: string): void {
-  OWNED_TABLES[prefix] = table;
-}
-
 export async function isOwnedBy(ctx: Ctx, actor: Actor, id: string): Promise<boolean> {
-  const table = OWNED_TABLES[idPrefix(id) ?? ""];
+  const table = ctx.resourceKinds.get(idPrefix(id) ?? "");
   if (!table) return false;
   const row = await (ctx.db as any)
     .selectFrom(table)

@@ -2,7 +2,7 @@
 // no API key, bodies up to 512 KB taken as raw bytes whatever their content type, and the
 // reply written from the response record user code gave.
 //
-// They are the ingest path that DESIGN.md §8 measures, so node:http serves them directly, in
+// They are the ingest path the benchmarks measure (docs/architecture.md, "Performance targets"), so node:http serves them directly, in
 // front of Fastify (http-server.ts, ADR 0019): Fastify's request and reply objects, routing,
 // body parser and send pipeline were about a tenth of the event loop's time per ingest
 // request. What Fastify gives every other route is kept: the x-request-id header, errors as

@@ -1,4 +1,4 @@
-// Server-Sent Events for live tails of sources and workflows (DESIGN.md §2): `id:` is the
+// Server-Sent Events for live tails of sources and workflows (docs/architecture.md, "Events"): `id:` is the
 // event id, `data:` the summary as JSON; a comment line every 15 s keeps the connection open.
 // New events arrive by an in-process wake-up, and by a slow poll for other processes' events.
 import type { FastifyReply, FastifyRequest } from "fastify";

@@ -1,4 +1,4 @@
-// Time is injected so tests can control it (STYLE.md, convention 6).
+// Time is injected so tests can control it.
 export interface Clock {
   now(): number; // milliseconds since the epoch
 }

@@ -4,7 +4,7 @@
 import type { Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
 import { combined } from "../store/deferred-writes.js";
-import { isPostgres } from "../store/dialect-of.js";
+import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import { afterCommit, notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
@@ -54,7 +54,7 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
   // wakes everyone. Either way: no round trip of its own on the path from emit to delivery.
   // SQLite: wake this process at once — its claim waits on the single connection until the
   // transaction ends.
-  if (isPostgres(db)) {
+  if (storageOf(db).notifies) {
     if (notifyBeforeCommit(db, JOBS_CHANNEL, encodeWakeSignal({ ...signal, origin: THIS_PROCESS }))) {
       for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, insertJobs.compile(db, rows.slice(i, i + CHUNK)));
       afterCommit(db, () => signalJobsAdded(signal));

@@ -1,4 +1,4 @@
-// The SQL that differs between SQLite and PostgreSQL, behind one interface (STYLE.md §3):
+// The SQL that differs between SQLite and PostgreSQL, behind one interface:
 // claiming due jobs under a lease, and cross-process wake-ups.
 import type { Kysely } from "kysely";
 import type { Database, JobsTable } from "../store/schema.js";

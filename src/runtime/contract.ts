@@ -1,7 +1,10 @@
 // The contract between the service and the sandboxed code runner (src/runtime). The service
 // never evaluates user code itself: it sends code and inputs to a runner child process and
-// gets back plain data. Sources (issue 3) and workflows (issue 5) both use this interface.
+// gets back plain data. Sources and workflows (src/runtime/workflow) both use this interface.
+import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
 import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow/contract.js";
+
+export type { ExecutionFailure, HttpResponseRecord, LogRecord };
 
 /** One entry of a component's `configurable_props`, as the spec shows it. */
 export interface ConfigurableProp {
@@ -33,27 +36,6 @@ export interface ComponentMetadata {
 export interface EmitRecord {
   event: unknown;
   meta: { id?: string | number; name?: string; summary?: string; ts?: number };
-}
-
-export interface LogRecord {
-  level: "log" | "info" | "warn" | "error";
-  message: string;
-  ts: number; // ms
-}
-
-export interface HttpResponseRecord {
-  status: number;
-  headers: Record<string, string>;
-  /** The body as the runner serialised it; base64 for Buffers. */
-  body: { kind: "none" } | { kind: "text"; text: string } | { kind: "json"; value: unknown } | { kind: "base64"; data: string };
-}
-
-export interface ExecutionFailure {
-  /** error: user code threw; timeout/memory: killed past a limit; crash: the runner died. */
-  kind: "error" | "timeout" | "memory" | "crash";
-  name: string;
-  message: string;
-  stack: string;
 }
 
 export interface ExecuteRequest {
@@ -101,7 +83,7 @@ export interface CodeRunner {
    * execution ends, so an HTTP request can be answered early.
    */
   execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
-  /** Workflows (issue 5, src/runtime/workflow): checks step code at save time (problems, not throws). */
+  /** Workflows (src/runtime/workflow): checks step code at save time (problems, not throws). */
   checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
   /** Runs a workflow's steps in order; like execute(), resolves for failures of user code. */
   executeWorkflow(request: WorkflowExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<WorkflowExecuteResult>;

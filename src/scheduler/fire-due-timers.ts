@@ -40,14 +40,13 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, options: FireOpti
   const now = ctx.clock.now();
   const horizon = now + Math.max(0, options.lookaheadMs ?? 0);
   return ctx.db.transaction().execute(async (tx) => {
-    let select = tx
+    const select = ctx.storage.lockForClaim(tx
       .selectFrom("sources")
       .select(["id", "user_id", "next_run_at", "timer_interval_seconds", "timer_cron"])
       .where("next_run_at", "<=", horizon)
       .where("active", "=", 1)
       .orderBy("next_run_at", "asc")
-      .limit(batch);
-    if (ctx.dialect === "postgres") select = select.forUpdate().skipLocked();
+      .limit(batch));
     const due = await select.execute();
     if (due.length === 0) return [];
 

@@ -3,7 +3,7 @@
 // together as one statement of data-modifying CTEs. Every statement is a round trip to the
 // server (a few hundred µs each), and on the path from emit to webhook they were four; now
 // they are one. The statements still run inside the transaction, so they commit or roll back
-// with everything else, and a failing one fails the commit as before.
+// with everything else, and a failing one fails the commit.
 //
 // In one statement every CTE sees the same snapshot (that of the statement's start, which
 // includes everything written earlier in the transaction): fine for independent writes, not
@@ -11,9 +11,11 @@
 // write is independent use this. Without a grouped transaction's scope, or on SQLite (whose
 // statements cost no round trip), writes run at once.
 import { CompiledQuery, type Kysely } from "kysely";
-import { BoundedCache } from "../lib/bounded-cache.js";
-import { isPostgres } from "./dialect-of.js";
+import { storageOf } from "./storage-dialect.js";
 import type { Database } from "./schema.js";
+import { shiftParameters } from "./shift-parameters.js";
+
+export { shiftParameters };
 
 /** Parameters per combined statement, well under PostgreSQL's limit of 65,535. */
 const MAX_PARAMETERS = 30_000;
@@ -30,7 +32,7 @@ export const noDeferredWrites = (): DeferredWrites => ({ writes: [], notificatio
  * parameter (renumbering `$n` must not touch a quoted literal).
  */
 export function canDefer(db: Kysely<Database>, query: CompiledQuery): boolean {
-  return isPostgres(db) && !query.sql.includes("'");
+  return storageOf(db).defersWrites && !query.sql.includes("'");
 }
 
 /** Sends the kept writes and notifications in as few statements as their parameters allow. */
@@ -71,20 +73,3 @@ export function combined(writes: CompiledQuery[], notifications: DeferredWrites[
   const head = ctes.length > 0 ? `with ${ctes.join(", ")} ` : "";
   return CompiledQuery.raw(`${head}select ${selected.length > 0 ? selected.join(", ") : "1"}`, parameters);
 }
-
-/**
- * `sql` with its parameters `$n` renumbered `$(n + offset)`, to sit after `offset` others.
- * An emit combines the same texts at the same offsets again and again, and the texts of
- * many-row INSERTs hold thousands of parameters: renumbering them with a regular expression
- * at every emit was ~4 % of the event loop's time on PostgreSQL, so results are remembered
- * (bounded; the writers' texts are mostly the same string objects, cheap to look up).
- */
-export function shiftParameters(sql: string, offset: number): string {
-  if (offset === 0) return sql;
-  return shifted.get(sql, newOffsets).get(offset, (by) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`));
-}
-
-// By text, then by offset (keying by text and offset together would build a new key string,
-// as long as the text, at every lookup).
-const shifted = new BoundedCache<string, BoundedCache<number, string>>(500);
-const newOffsets = () => new BoundedCache<number, string>(50);

@@ -5,7 +5,7 @@
 // dialect and row count (and reused as the same string, which the statement caches of both
 // databases look up by), and a call only lays the rows' values out in column order.
 import { CompiledQuery, type Kysely } from "kysely";
-import { isPostgres } from "./dialect-of.js";
+import { storageOf, type StorageDialect } from "./storage-dialect.js";
 import type { Database } from "./schema.js";
 
 type Row<T extends keyof Database> = { [C in keyof Database[T]]: Database[T][C] };
@@ -22,16 +22,16 @@ export function rowInserter<T extends keyof Database & string>(table: T, columnS
   const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) values `;
   const texts = { sqlite: new Map<number, string>(), postgres: new Map<number, string>() };
 
-  function textFor(postgres: boolean, count: number): string {
-    const known = (postgres ? texts.postgres : texts.sqlite).get(count);
+  function textFor(storage: StorageDialect, count: number): string {
+    const known = texts[storage.name].get(count);
     if (known) return known;
     const tuples: string[] = [];
     for (let row = 0; row < count; row++) {
-      const slots = columns.map((_, column) => (postgres ? `$${row * columns.length + column + 1}` : "?"));
+      const slots = columns.map((_, column) => storage.placeholder(row * columns.length + column));
       tuples.push(`(${slots.join(", ")})`);
     }
     const text = head + tuples.join(", ");
-    (postgres ? texts.postgres : texts.sqlite).set(count, text);
+    texts[storage.name].set(count, text);
     return text;
   }
 
@@ -40,7 +40,7 @@ export function rowInserter<T extends keyof Database & string>(table: T, columnS
     const parameters: unknown[] = new Array(rows.length * columns.length);
     let i = 0;
     for (const row of rows) for (const column of columns) parameters[i++] = row[column] ?? null;
-    return CompiledQuery.raw(textFor(isPostgres(db), rows.length), parameters);
+    return CompiledQuery.raw(textFor(storageOf(db), rows.length), parameters);
   }
 
   return {

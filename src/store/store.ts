@@ -6,12 +6,15 @@ import { openPostgres } from "./postgres.js";
 import type { Database } from "./schema.js";
 import type { CheckpointOptions } from "./sqlite-checkpoints.js";
 import { openSqlite } from "./sqlite.js";
+import { postgresStorage, sqliteStorage, type DialectName, type StorageDialect } from "./storage-dialect.js";
 
-export type DialectName = "sqlite" | "postgres";
+export type { DialectName };
 
 export interface Store {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Every SQLite/PostgreSQL difference outside the queue (storage-dialect.ts). */
+  storage: StorageDialect;
   /** The PostgreSQL URL, for components that need their own connection (LISTEN/NOTIFY). */
   databaseUrl?: string;
   pool?: pg.Pool;
@@ -22,10 +25,10 @@ export async function openStore(options: { databaseUrl?: string; dataDir: string
   let store: Store;
   if (options.databaseUrl) {
     const { db, pool } = openPostgres(options.databaseUrl);
-    store = { db, dialect: "postgres", databaseUrl: options.databaseUrl, pool, close: () => db.destroy() };
+    store = { db, dialect: "postgres", storage: postgresStorage, databaseUrl: options.databaseUrl, pool, close: () => db.destroy() };
   } else {
     const { db, close } = openSqlite(options.dataDir, { checkpoints: options.checkpoints });
-    store = { db, dialect: "sqlite", close };
+    store = { db, dialect: "sqlite", storage: sqliteStorage, close };
   }
   try {
     await migrateToLatest(store.db);

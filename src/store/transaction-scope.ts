@@ -7,7 +7,7 @@
 // values are read every time and deferred writes run at once, so callers need not care.
 import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { canDefer, flushDeferredWrites, noDeferredWrites, type DeferredWrites } from "./deferred-writes.js";
-import { isPostgres } from "./dialect-of.js";
+import { storageOf } from "./storage-dialect.js";
 import type { Database } from "./schema.js";
 
 export interface TransactionScope {
@@ -86,7 +86,7 @@ export async function writeBeforeCommit(db: Kysely<Database>, query: CompiledQue
  */
 export function notifyBeforeCommit(db: Kysely<Database>, channel: string, payload: string): boolean {
   const scope = scopes.get(db);
-  if (!scope || !isPostgres(db)) return false;
+  if (!scope || !storageOf(db).defersWrites) return false;
   scope.deferred.notifications.push({ channel, payload });
   return true;
 }

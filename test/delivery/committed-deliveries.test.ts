@@ -2,9 +2,9 @@
 // columns (committed-deliveries.ts), after the commit only, and never for a rollback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { onDeliveriesCommitted } from "../../src/delivery/committed-deliveries.js";
-import type { LoadedDelivery } from "../../src/delivery/delivery-loader.js";
-import { fanOut } from "../../src/delivery/fan-out.js";
+import { onDeliveriesCommitted } from "../../src/domain/deliveries/committed-deliveries.js";
+import type { LoadedDelivery } from "../../src/delivery-worker/delivery-loader.js";
+import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import type { StoredEvent } from "../../src/domain/events/stored-event.js";
 import { newId } from "../../src/lib/ids.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { fanOut } from "../../src/delivery/fan-out.js";
+import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import type { StoredEvent } from "../../src/domain/events/stored-event.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";

@@ -1,10 +1,10 @@
 // The delivery loader on each dialect: loads requested together share one query; a delivery
 // prefetched when its job was claimed is used while fresh, and read again once older than
-// PREFETCH_MAX_AGE_MS, so a webhook changed meanwhile (disabled, new URL) is seen as before.
+// PREFETCH_MAX_AGE_MS, so a webhook changed meanwhile (disabled, new URL) is seen within that time.
 // A delivery handed over when it was committed is used only by its job's first claim.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery/delivery-loader.js";
+import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery-worker/delivery-loader.js";
 import { newId } from "../../src/lib/ids.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { EGRESS_REFUSED_MESSAGE } from "../../src/egress/egress-guard.js";
-import { fanOut } from "../../src/delivery/fan-out.js";
+import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";

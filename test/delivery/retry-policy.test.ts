@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { nextRetryDelayMs, parseRetryAfter } from "../../src/delivery/retry-policy.js";
-import { signatureHeader, signPayload } from "../../src/delivery/signature.js";
+import { nextRetryDelayMs, parseRetryAfter } from "../../src/delivery-worker/retry-policy.js";
+import { signatureHeader, signPayload } from "../../src/delivery-worker/signature.js";
 
 describe("retry policy", () => {
   const schedule = [5, 300, 1800];

@@ -3,8 +3,8 @@
 // SQLite), each exactly once per delivery.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { DELIVERY_JOB } from "../../src/delivery/delivery-job-type.js";
-import { fanOut } from "../../src/delivery/fan-out.js";
+import { DELIVERY_JOB } from "../../src/domain/deliveries/delivery-job.js";
+import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import type { StoredEvent } from "../../src/domain/events/stored-event.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";

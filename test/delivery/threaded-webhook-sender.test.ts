@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
-import type { WebhookRequest } from "../../src/delivery/webhook-sender.js";
+import { createThreadedWebhookSender } from "../../src/delivery-worker/threaded-webhook-sender.js";
+import type { WebhookRequest } from "../../src/delivery-worker/webhook-sender.js";
 import { webhookRequest } from "./webhook-request.js";
 
 describe("threaded webhook sender", () => {

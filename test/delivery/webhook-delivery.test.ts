@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { PER_LISTENER_CONCURRENCY } from "../../src/delivery/delivery-worker.js";
-import { fanOut, type FanOutOptions } from "../../src/delivery/fan-out.js";
-import { MAX_DELIVERY_HOPS, withDeliveryHops } from "../../src/delivery/hops.js";
-import { registerListenerHandler, type ListenerDelivery } from "../../src/delivery/listener-handlers.js";
+import { PER_LISTENER_CONCURRENCY } from "../../src/delivery-worker/delivery-worker.js";
+import { fanOut, type FanOutOptions } from "../../src/domain/deliveries/fan-out.js";
+import { MAX_DELIVERY_HOPS, withDeliveryHops } from "../../src/domain/deliveries/hops.js";
+import type { ListenerDelivery } from "../../src/domain/deliveries/listener-handlers.js";
 import type { StoredEvent } from "../../src/domain/events/stored-event.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";
@@ -231,7 +231,7 @@ for (const dialect of DIALECTS) {
 
       const calls: ListenerDelivery[] = [];
       let failOnce = true;
-      registerListenerHandler("p", async (delivery) => {
+      app.sluice.listenerHandlers.set("p", async (delivery) => {
         if (failOnce) {
           failOnce = false;
           throw new Error("transient");

@@ -1,5 +1,5 @@
 // A webhook request for the sender tests: `url` plus fixed headers' values, any of them overridable.
-import type { WebhookRequest } from "../../src/delivery/webhook-sender.js";
+import type { WebhookRequest } from "../../src/delivery-worker/webhook-sender.js";
 
 export function webhookRequest(url: string, extra: Partial<WebhookRequest> = {}): WebhookRequest {
   return {

@@ -7,8 +7,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createThreadedWebhookSender } from "../../src/delivery/threaded-webhook-sender.js";
-import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "../../src/delivery/webhook-sender.js";
+import { createThreadedWebhookSender } from "../../src/delivery-worker/threaded-webhook-sender.js";
+import { RESPONSE_EXCERPT_BYTES, createWebhookSender, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "../../src/delivery-worker/webhook-sender.js";
 import { webhookRequest } from "./webhook-request.js";
 
 const implementations: Array<[string, (options: WebhookSenderOptions) => WebhookSender]> = [

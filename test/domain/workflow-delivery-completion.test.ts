@@ -3,7 +3,7 @@
 // results are not stored either, and the workflow's events are never stored twice.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { workflowDeps } from "../../src/domain/workflows/deps.js";
+import { workflowDeps } from "../../src/services.js";
 import { handleWorkflowDelivery } from "../../src/domain/workflows/workflow-jobs.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";

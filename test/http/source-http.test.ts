@@ -67,7 +67,7 @@ for (const dialect of DIALECTS) {
 
     it("executions of one source never lose each other's $.service.db writes, also across processes on PostgreSQL", async () => {
       // On PostgreSQL a second Sluice with the worker role stands for another process taking
-      // the same source's jobs; SQLite serves one process (DESIGN.md §7).
+      // the same source's jobs; SQLite serves one process (docs/architecture.md, "Transactions").
       const other = dialect === "postgres" ? await startTestApp(dialect, {}, { roles: ["worker"], database: app.database }) : undefined;
       try {
         const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
@@ -108,7 +108,7 @@ for (const dialect of DIALECTS) {
 
     it("a custom response is sent only once the run's events are stored, and still when the code fails after responding", async () => {
       // The code emits, responds, then keeps working: the 2xx accepts the event, so it must
-      // already be stored when the client reads the response (DESIGN.md §5).
+      // already be stored when the client reads the response (docs/architecture.md, "Delivery").
       const code = `export default {
         name: "respond-then-work",
         props: { http: { type: "$.interface.http", customResponse: true } },

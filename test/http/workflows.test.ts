@@ -168,7 +168,7 @@ for (const dialect of DIALECTS) {
 
     it("sends the $.respond answer only once the run's events are stored", async () => {
       // The step emits, responds, then keeps working: the 2xx accepts the emit, so it must
-      // already be stored when the client reads the response (DESIGN.md §5).
+      // already be stored when the client reads the response (docs/architecture.md, "Delivery").
       const step = `export default { async run({ steps, $ }) {
         $.send.emit({ accepted: steps.trigger.event.body });
         await $.respond({ status: 202, body: { ok: true } });

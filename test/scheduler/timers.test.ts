@@ -62,7 +62,7 @@ for (const dialect of DIALECTS) {
       clock.set(T0 + 3_600_000);
       const source = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { intervalSeconds: 30 } } });
       // A second Sluice on the same PostgreSQL database stands for another process. SQLite
-      // serves one process (DESIGN.md §7), so there the concurrent claims share one store.
+      // serves one process (docs/architecture.md, "Transactions"), so there the concurrent claims share one store.
       const other = dialect === "postgres" ? await startTestApp(dialect, {}, { clock, roles: ["worker"], database: app.database }) : undefined;
       try {
         const otherFire = other ? () => fireDueTimers(other.sluice.services.ctx, other.sluice.services.queue) : fire;

@@ -26,7 +26,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, clock, logger: pino({ level: "silent" }), config: loadConfig({}) };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {

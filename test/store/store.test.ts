@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, clock, logger: pino({ level: "silent" }), config: loadConfig({}) };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
     });
     after(async () => {
       await store.close();

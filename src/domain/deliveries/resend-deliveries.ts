@@ -3,7 +3,7 @@
 // receiver that did get it before can recognise the duplicate.
 import type { Kysely } from "kysely";
 import type { Actor, Ctx } from "../context.js";
-import { deliveryJobs } from "../../delivery/delivery-job-type.js";
+import { deliveryJobs } from "./delivery-job.js";
 import { invalid, notFound, ServiceError } from "../../lib/errors.js";
 import { enqueueJobs } from "../../queue/enqueue.js";
 import type { Database, DeliveriesTable } from "../../store/schema.js";

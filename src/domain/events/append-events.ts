@@ -2,10 +2,10 @@
 // and writes the deliveries they cause (fanOut) in that same transaction. Sources and
 // workflows both store their events here. In a grouped transaction (store/group-commit.ts)
 // the emitter's newest id is read once and each stream is trimmed once, before the commit.
-// On PostgreSQL that read is part of the first INSERT, and the trims go with the
-// transaction's other deferred writes (store/deferred-writes.ts).
+// Where the storage can (PostgreSQL), that read is part of the first INSERT, and the trims go
+// with the transaction's other deferred writes (store/deferred-writes.ts).
 import { sql, type Kysely } from "kysely";
-import { fanOut, type Listening } from "../../delivery/fan-out.js";
+import { fanOut, type Listening } from "../deliveries/fan-out.js";
 import { randomString } from "../../lib/ids.js";
 import { rowInserter } from "../../store/insert-rows.js";
 import { preparedQuery } from "../../store/prepared-query.js";
@@ -14,7 +14,7 @@ import { formatEventId, nextEventKey, type EventKey } from "./event-ids.js";
 import { insertAboveNewest, type EventDraft } from "./insert-above-newest.js";
 import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
-import { isPostgres } from "../../store/dialect-of.js";
+import { storageOf } from "../../store/storage-dialect.js";
 import { onceBeforeCommit, scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import { forgetEmitterPages } from "./summary-page-cache.js";
 
@@ -51,18 +51,19 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
   const memo = scopeOf(db)?.memo;
   let keys: EventKey[];
   let listening: Listening | undefined;
-  if (isPostgres(db) && !memo?.has(floorKey(input.emitterId))) {
+  const storage = storageOf(db);
+  if (storage.insertEventsAboveNewest && !memo?.has(floorKey(input.emitterId))) {
     // The first store of this emitter in the transaction: newest id, INSERT and the
     // subscriptions of the fan-out in one statement (insert-above-newest.ts).
-    ({ keys, listening } = await insertAboveNewest(db, input, drafts));
+    ({ keys, listening } = await insertAboveNewest(db, storage.insertEventsAboveNewest, input, drafts));
   } else {
-    let floor = await floorOf(db, input.emitterId);
+    let floor = await floorOf(db, storage.soleWriter, input.emitterId);
     keys = drafts.map(() => (floor = nextEventKey(input.nowMs, floor)));
     const rows = drafts.map((d, i) => ({ emitter_id: input.emitterId, ms: keys[i]!.ms, seq: keys[i]!.seq, id: formatEventId(keys[i]!), user_id: input.userId, stream: d.stream, event: d.json, metadata: d.metadataJson }));
     await insertEvents.execute(db, rows);
   }
   memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
-  if (!isPostgres(db)) {
+  if (storage.soleWriter) {
     if (storedHere.size >= 100_000) storedHere.clear();
     storedHere.add(input.emitterId);
   }
@@ -101,13 +102,13 @@ function draftOf(item: NewEvent, emitterId: string): Draft {
 
 const floorKey = (emitterId: string) => `floor:${emitterId}`;
 
-// On SQLite this process is the only writer: once it stored an event of an emitter, every id
+// As the database's only writer (SQLite), once this process stored an event of an emitter, every id
 // it makes later is higher (event-ids.ts), so the emitter's newest id need not be read again.
 const storedHere = new Set<string>();
 
 /** The emitter's newest stored id: read once per transaction, then kept by appendEvents. */
-async function floorOf(db: Kysely<Database>, emitterId: string): Promise<EventKey | undefined> {
-  if (storedHere.has(emitterId) && !isPostgres(db)) return undefined;
+async function floorOf(db: Kysely<Database>, soleWriter: boolean, emitterId: string): Promise<EventKey | undefined> {
+  if (storedHere.has(emitterId) && soleWriter) return undefined;
   const memo = scopeOf(db)?.memo;
   if (memo?.has(floorKey(emitterId))) return memo.get(floorKey(emitterId)) as EventKey | undefined;
   const newest = (await newestOfEmitter(db, emitterId)).rows[0];

@@ -93,7 +93,8 @@ export type SummaryPageResult = { json: string } | { objects: Page<EventSummary>
 export async function readSummaryPage(args: PageArgs & { asObjects: boolean }): Promise<SummaryPageResult> {
   if (args.asObjects) return { objects: summaryPageObject(await listEventSummaries(args)) };
   const { ctx, emitterId, userId, page } = args;
-  if (ctx.dialect !== "sqlite") return { json: summaryPageJson(await listEventSummaries(args)) };
+  // Cached pages stay true only while this process is the database's only writer.
+  if (!ctx.storage.soleWriter) return { json: summaryPageJson(await listEventSummaries(args)) };
   const request = [args.table, args.stream, page.limit, page.after ?? "", page.before ?? "", args.expand ? 1 : 0].join("\u0000");
   const hit = cachedPage(ctx.db, emitterId, userId, request);
   if (hit !== undefined) return { json: hit };

@@ -1,4 +1,4 @@
-// The live tail of one emitter's stream (SSE, DESIGN.md §2), the same for sources and
+// The live tail of one emitter's stream (SSE, docs/architecture.md, "Events"), the same for sources and
 // workflows: from Last-Event-ID when given, else from the newest event; new events come in
 // batches read after the last one sent, and an in-process wake-up says when to look.
 import type { Ctx } from "../context.js";

@@ -9,7 +9,7 @@ export interface StoredEvent {
   emitterId: string; // dc_… or p_…
   stream: StreamName;
   event: unknown;
-  /** emit_id, name, emitter_id, plus the emit's id/summary/ts when given (DESIGN.md §2). */
+  /** emit_id, name, emitter_id, plus the emit's id/summary/ts when given (docs/components.md, "Emitting events"). */
   metadata: Record<string, unknown>;
   indexedAtMs: number;
   /** The event as stored (JSON), when the store already serialised it: fan-out reuses it. */

@@ -1,4 +1,4 @@
-// Dedupe strategies on meta.id (DESIGN.md §3). Pure: takes the stored state, returns the
+// Dedupe strategies on meta.id (docs/components.md, "Dedupe"). Pure: takes the stored state, returns the
 // emits to keep and the next state.
 import type { EmitRecord } from "../../runtime/contract.js";
 

@@ -47,7 +47,7 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
     return ACCEPTED_RESPONSE;
   }
   // The response the code gave is sent once the run's events are stored: a 2xx means they
-  // are accepted, so they must survive a crash right after it (DESIGN.md §5). Code that
+  // are accepted, so they must survive a crash right after it (docs/architecture.md, "Delivery"). Code that
   // responds and then fails still gets its response sent; its error goes to $errors.
   let response: HttpResponseRecord | undefined;
   const result = await runSource(deps, { sourceId: source.id, source, entry: "run", event, onResponse: (given) => (response ??= given) });

@@ -13,11 +13,7 @@ import { componentForSource, type ComponentChoice } from "./source-component.js"
 import { resolveProps, slugify } from "./source-props.js";
 import { sourceView, type SourceView } from "./source-view.js";
 import { nextRunAfter } from "./timer-spec.js";
-import { registerOwnedResource } from "../ownership.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
-
-// Subscriptions may name sources as emitters and listeners.
-registerOwnedResource("dc", "sources");
 
 export interface SaveSourceInput extends ComponentChoice {
   name?: string;

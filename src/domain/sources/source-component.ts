@@ -18,7 +18,7 @@ export async function componentForSource(ctx: Ctx, runner: CodeRunner, actor: Ac
     try {
       return await findComponent({ ctx, actor, idOrKey: input.component_id });
     } catch (error) {
-      // An unknown component is bad input here, not a missing source (DESIGN.md §2).
+      // An unknown component is bad input here, not a missing source.
       if (error instanceof ServiceError && error.code === "NOT_FOUND") throw invalid(`unknown component: ${input.component_id}`);
       throw error;
     }

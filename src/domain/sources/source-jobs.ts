@@ -1,6 +1,6 @@
 // Background work of sources, run by workers from the durable queue: HTTP requests accepted
-// without a custom response, timer runs, deliveries from subscriptions and event deletions.
-import { registerListenerHandler } from "../../delivery/listener-handlers.js";
+// without a custom response, timer runs and event deletions; and the run a subscription's
+// delivery causes (runSourceForDelivery, the "dc" listener handler main.ts builds).
 import type { JobQueue } from "../../queue/contract.js";
 import { deleteEventRange, type EventRange } from "../events/delete-events.js";
 import { quotaExceeded } from "../usage/quota.js";
@@ -38,8 +38,6 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
     const payload = job.payload as { emitterId: string } & EventRange;
     await deleteEventRange(ctx.db, payload.emitterId, payload);
   });
-  // Deliveries from subscriptions run the source with the delivered event.
-  registerListenerHandler("dc", (delivery) => runSourceForDelivery(deps, delivery));
 }
 
 /** A timer fired: run the source, or report on $errors that the quota skipped the run. */

@@ -1,4 +1,4 @@
-// Free-plan daily quotas (DESIGN.md §6): over either the invocation or the compute-time
+// Free-plan daily quotas (docs/architecture.md, "Quotas"): over either the invocation or the compute-time
 // quota of the current UTC day, HTTP endpoints answer 429 and scheduled runs are skipped.
 import type { Ctx } from "../context.js";
 import { ServiceError } from "../../lib/errors.js";

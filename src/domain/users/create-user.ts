@@ -25,13 +25,6 @@ export interface CreatedUser {
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
-/** Work that must happen whenever an account is made (e.g. its global error workflow). */
-export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;
-const userCreatedHooks: UserCreatedHook[] = [];
-export function onUserCreated(hook: UserCreatedHook): void {
-  userCreatedHooks.push(hook);
-}
-
 export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserInput }): Promise<CreatedUser> {
   const plan = input.plan ?? "free";
   if (!USERNAME.test(input.username)) invalidate("username must be 1-64 letters, digits, '_', '.' or '-'");
@@ -54,7 +47,7 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
       .insertInto("api_keys")
       .values({ id: newId("key"), user_id: id, key_hash: hashApiKey(apiKey), key_hint: apiKey.slice(-4), created_at: now })
       .execute();
-    for (const hook of userCreatedHooks) await hook({ ...ctx, db }, id);
+    for (const hook of ctx.userCreatedHooks) await hook({ ...ctx, db }, id);
     return { id, username: input.username, email: input.email, plan, api_key: apiKey };
   }).catch((error: unknown) => {
     // Two requests (or two processes bootstrapping) raced past the check above.

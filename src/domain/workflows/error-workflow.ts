@@ -3,7 +3,6 @@
 // to e-mail the owner a summary ($.send.email; logged when SMTP is not configured).
 import type { Ctx } from "../context.js";
 import type { WorkflowsTable } from "../../store/schema.js";
-import { onUserCreated } from "../users/create-user.js";
 import { insertWorkflow } from "./create-workflow.js";
 import { newStepId } from "./steps.js";
 
@@ -54,6 +53,7 @@ export async function ensureErrorWorkflow(ctx: Ctx, userId: string): Promise<Wor
   }
 }
 
-onUserCreated(async (ctx, userId) => {
+/** Makes a new account's error workflow, in the transaction that makes the account (a UserCreatedHook). */
+export async function createErrorWorkflow(ctx: Ctx, userId: string): Promise<void> {
   await insertWorkflow(ctx, userId, errorWorkflowInput());
-});
+}

@@ -55,7 +55,7 @@ export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: Incomin
   }
 
   // The response $.respond gave is sent once the run's events are stored: a 2xx means they are
-  // accepted, so they must survive a crash right after it (DESIGN.md §5), as for sources.
+  // accepted, so they must survive a crash right after it (docs/architecture.md, "Delivery"), as for sources.
   let response: HttpResponseRecord | undefined;
   const result = await runWorkflow(deps, { workflow, event, trigger: "http", onResponse: (given) => (response ??= given) });
   response ??= result.response;

@@ -9,7 +9,7 @@ import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
 import type { Database, WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
-import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../../delivery/hops.js";
+import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../deliveries/hops.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import { announceEvents } from "../events/event-bus.js";
 import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } from "./run-context.js";
@@ -72,7 +72,7 @@ export async function runWorkflow(
 
   // The global error workflow's own errors are stored and delivered to explicit subscribers,
   // but never sent back to it: that would loop. Runs started by deliveries carry a hop count
-  // (src/delivery/hops.ts); the error workflow's run is one hop further, within the same limit.
+  // (src/domain/deliveries/hops.ts); the error workflow's run is one hop further, within the same limit.
   const hops = currentDeliveryHops();
   const toErrorWorkflow = errorEvent && workflow.is_error_workflow !== 1 && hops + 1 < MAX_DELIVERY_HOPS;
   // One transaction: the results, the usage (one invocation and its compute time, like a

@@ -1,11 +1,17 @@
 // Runs that start outside an HTTP request: queued runs (accepted HTTP requests, errors for the
-// global error workflow, replays) and deliveries from subscriptions.
+// global error workflow, replays) and deliveries from subscriptions (handleWorkflowDelivery,
+// the "p" listener handler main.ts builds).
 import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
-import { withDeliveryHops } from "../../delivery/hops.js";
+import { withDeliveryHops } from "../deliveries/hops.js";
 import type { Database, WorkflowsTable } from "../../store/schema.js";
 import { ensureErrorWorkflow } from "./error-workflow.js";
-import { runWorkflow, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
+import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
+
+/** Called once by the composition root, before the queue starts. */
+export function registerWorkflowJobs(deps: WorkflowDeps): void {
+  deps.queue.handle(WORKFLOW_RUN_JOB, async (job) => handleWorkflowRunJob(deps, job.payload as WorkflowRunJob, job.complete));
+}
 
 function findWorkflow(ctx: Ctx, userId: string, id: string): Promise<WorkflowsTable | undefined> {
   return ctx.db.selectFrom("workflows").selectAll().where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();

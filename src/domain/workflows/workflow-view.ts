@@ -9,7 +9,7 @@ export interface WorkflowView {
   steps: WorkflowStepCode[];
   active: boolean;
   endpoint_url: string;
-  /** True for the account's global error workflow (DESIGN.md §4). */
+  /** True for the account's global error workflow (error-workflow.ts). */
   global_error_workflow: boolean;
   created_at: number;
   updated_at: number;

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { createUser } from "../../domain/users/create-user.js";
 import { ErrorBody } from "../common-schemas.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const CreateUserBody = Type.Object(
   {

@@ -6,7 +6,7 @@ import { saveComponent } from "../../domain/components/save-component.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const CodeFields = {
   component_code: Type.Optional(Type.String({ maxLength: 2 * 1024 * 1024, description: "Full component code" })),

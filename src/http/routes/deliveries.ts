@@ -8,8 +8,8 @@ import { rotateWebhookSecret } from "../../domain/deliveries/rotate-secret.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
-import type { RouteModule } from "./index.js";
-import { Webhook } from "./webhooks.js";
+import type { RouteModule } from "./route-module.js";
+import { Webhook } from "./webhook-schema.js";
 
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")]);
 const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

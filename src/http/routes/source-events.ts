@@ -7,7 +7,7 @@ import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, expandsEven
 import { streamEvents } from "../sse.js";
 import { wantsProjection } from "../projection.js";
 import { sendSummaryPage } from "../summary-page.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const EventName = Type.Optional(Type.String({ maxLength: 256, description: "a stream other than the default: $logs, $errors or a named stream" }));
 const EventId = Type.Optional(Type.String({ maxLength: 64, description: "an event id from the summaries" }));

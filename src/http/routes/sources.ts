@@ -6,7 +6,7 @@ import { createSource, deleteSource, updateSource, type SaveSourceInput } from "
 import { getSource } from "../../domain/sources/get-source.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const SaveFields = {
   component_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

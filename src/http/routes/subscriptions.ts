@@ -8,7 +8,7 @@ import { invalid } from "../../lib/errors.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const IdField = Type.String({ minLength: 1, maxLength: 128 });
 const EventName = Type.String({ maxLength: 128 });

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { getMe } from "../../domain/users/get-me.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, ProjectionQuery } from "../common-schemas.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const UserView = Type.Object({
   id: Type.String(),

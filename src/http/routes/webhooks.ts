@@ -7,7 +7,8 @@ import { invalid } from "../../lib/errors.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
-import type { RouteModule } from "./index.js";
+import { Webhook } from "./webhook-schema.js";
+import type { RouteModule } from "./route-module.js";
 
 const Text = (max: number) => Type.String({ maxLength: max });
 const CreateFields = { url: Type.String({ minLength: 1, maxLength: 2048 }), name: Type.Optional(Text(256)), description: Type.Optional(Text(4096)) };
@@ -20,19 +21,6 @@ const UpdateFields = {
   description: Type.Optional(Type.Union([Text(4096), Type.Null()])),
   active: Type.Optional(Type.Boolean()),
 };
-
-/** The webhook resource; the deliveries routes reuse it. */
-export const Webhook = Type.Object({
-  id: Type.String(),
-  user_id: Type.Optional(Type.String()),
-  name: Type.Union([Type.String(), Type.Null()]),
-  description: Type.Union([Type.String(), Type.Null()]),
-  url: Type.String(),
-  active: Type.Boolean(),
-  created_at: Type.Integer(),
-  updated_at: Type.Integer(),
-  signing_secret: Type.Optional(Type.String({ description: "whsec_ secret for Standard Webhooks signatures; shown at creation only" })),
-});
 
 export const webhookRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,9 +1,8 @@
 // Public HTTP triggers of workflows: any method on /w/<endpoint key>[/<path>], no API key
 // (public-endpoints.ts serves them). Bodies reach the workflow as sent, parsed into the event
 // by the domain.
-import { workflowDeps } from "../../domain/workflows/deps.js";
 import { triggerWorkflowByHttp } from "../../domain/workflows/http-trigger.js";
-import type { Services } from "../../services.js";
+import { workflowDeps, type Services } from "../../services.js";
 import { safeDecode, type PublicEndpoint } from "../public-endpoints.js";
 
 export function workflowEndpoints(services: Services): PublicEndpoint {

@@ -8,7 +8,7 @@ import { errorResponses, IdParams, PageInfo, PaginationQuery, pageRequest, expan
 import { streamEvents } from "../sse.js";
 import { wantsProjection } from "../projection.js";
 import { sendSummaryPage } from "../summary-page.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 import { EventSummary } from "./source-events.js";
 
 const SummaryQuery = Type.Object({

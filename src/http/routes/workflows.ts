@@ -5,7 +5,7 @@ import { listWorkflows } from "../../domain/workflows/list-workflows.js";
 import { deleteWorkflow, getWorkflow, updateWorkflow } from "../../domain/workflows/manage-workflow.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
-import type { RouteModule } from "./index.js";
+import type { RouteModule } from "./route-module.js";
 
 const StepInput = Type.Object(
   {

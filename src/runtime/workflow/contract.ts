@@ -1,6 +1,6 @@
 // What the service sends the runner to check or run a workflow's steps, and what comes back.
 // Plain data only: step code is evaluated in a runner child process, never in the service.
-import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "../contract.js";
+import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "../execution-records.js";
 
 export interface WorkflowStepCode {
   id: string;

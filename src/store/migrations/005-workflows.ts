@@ -1,4 +1,4 @@
-// Workflows (issue 5): ordered code steps, an HTTP endpoint key, and the account's global
+// Workflows: ordered code steps, an HTTP endpoint key, and the account's global
 // error workflow marked by `is_error_workflow` (one per account).
 import { sql, type Kysely } from "kysely";
 

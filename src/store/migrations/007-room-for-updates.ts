@@ -7,16 +7,16 @@
 // half empty; deliveries stay, so they keep 30 %. Only pages written from now on are affected.
 // SQLite updates rows in place and has no such setting.
 import { sql, type Kysely } from "kysely";
-import { isPostgres } from "../dialect-of.js";
+import { storageOf } from "../storage-dialect.js";
 
 export async function up(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+  if (storageOf(db).name !== "postgres") return;
   await sql`alter table jobs set (fillfactor = 50)`.execute(db);
   await sql`alter table deliveries set (fillfactor = 70)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+  if (storageOf(db).name !== "postgres") return;
   await sql`alter table jobs reset (fillfactor)`.execute(db);
   await sql`alter table deliveries reset (fillfactor)`.execute(db);
 }

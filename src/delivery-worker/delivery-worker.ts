@@ -8,12 +8,12 @@ import type { Job, JobQueue } from "../queue/contract.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
 import type { Database, DeliveriesTable, WebhooksTable } from "../store/schema.js";
-import { DELIVERY_JOB } from "./delivery-job-type.js";
-import { onDeliveriesCommitted } from "./committed-deliveries.js";
+import { DELIVERY_JOB } from "../domain/deliveries/delivery-job.js";
+import { onDeliveriesCommitted } from "../domain/deliveries/committed-deliveries.js";
 import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
-import { withDeliveryHops } from "./hops.js";
-import { listenerHandlerFor } from "./listener-handlers.js";
+import { withDeliveryHops } from "../domain/deliveries/hops.js";
+import type { ListenerHandlers } from "../domain/deliveries/listener-handlers.js";
 import { reportExhaustedDelivery } from "./report-exhausted.js";
 import { nextRetryDelayMs } from "./retry-policy.js";
 import { createThreadedWebhookSender } from "./threaded-webhook-sender.js";
@@ -22,6 +22,8 @@ import type { WebhookOutcome, WebhookSender } from "./webhook-sender.js";
 export interface DeliveryWorkerOptions {
   ctx: Ctx;
   queue: JobQueue;
+  /** Who receives deliveries to sources and workflows; webhooks are sent here. */
+  listenerHandlers?: ListenerHandlers;
   sender?: WebhookSender;
   /** Deliveries in flight per process. */
   concurrency?: number;
@@ -38,7 +40,7 @@ export interface DeliveryWorkerOptions {
  * the backlog drained (ADR 0018).
  */
 export const PER_LISTENER_CONCURRENCY = 128;
-/** Deliveries in flight per worker: sixteen listeners at their limit, as before. */
+/** Deliveries in flight per worker: sixteen listeners at their limit. */
 const WORKER_CONCURRENCY = 16 * PER_LISTENER_CONCURRENCY;
 const NO_HANDLER_MAX_WAIT_MS = 60_000;
 
@@ -46,6 +48,7 @@ type Result = void | { retryAt: number } | { completed: true };
 
 export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop(): Promise<void> } {
   const { ctx, queue } = options;
+  const listenerHandlers: ListenerHandlers = options.listenerHandlers ?? new Map();
   const sender = options.sender ?? createThreadedWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
   const deliveries = deliveryLoader(ctx.db);
@@ -104,7 +107,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   }
 
   async function toListener(delivery: DeliveriesTable, job: Job): Promise<Result> {
-    const handler = listenerHandlerFor(idPrefix(delivery.listener_id) ?? "");
+    const handler = listenerHandlers.get(idPrefix(delivery.listener_id) ?? "");
     // Nobody can run this kind of listener in this process yet: keep the delivery pending.
     if (!handler) return { retryAt: ctx.clock.now() + Math.min(NO_HANDLER_MAX_WAIT_MS, errorBackoffMs(job.attempts)) };
     const now = ctx.clock.now();

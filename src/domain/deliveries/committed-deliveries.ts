@@ -4,11 +4,11 @@
 // that committed them. On PostgreSQL that read was a round trip on the path from emit to
 // webhook; on SQLite it was about 13 µs of the event loop per delivery.
 // A hint only: a delivery whose announcement is missed, comes too late, or whose job another
-// process claims, is loaded when claimed, as before.
+// process claims, is loaded when claimed.
 import type { Kysely } from "kysely";
-import type { Database } from "../store/schema.js";
-import { afterCommit } from "../store/transaction-scope.js";
-import type { LoadedDelivery } from "./delivery-loader.js";
+import type { Database } from "../../store/schema.js";
+import { afterCommit } from "../../store/transaction-scope.js";
+import type { LoadedDelivery } from "./loaded-delivery.js";
 
 type Listener = (deliveries: LoadedDelivery[]) => void;
 const listeners = new Set<Listener>();

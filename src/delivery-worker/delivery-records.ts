@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
 import type { JobLease } from "../queue/contract.js";
-import { isPostgres } from "../store/dialect-of.js";
+import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";
 import { newTimeOrderedId } from "../lib/ids.js";
 import type { Database, DeliveriesTable } from "../store/schema.js";
@@ -62,7 +62,7 @@ export function successRecorder(db: Kysely<Database>, now: () => number): Batche
     const at = now();
     const succeeded = { status: "succeeded" as const, attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at };
     // PostgreSQL: one statement (data-modifying CTEs, one round trip); SQLite: one transaction.
-    if (isPostgres(db)) {
+    if (storageOf(db).writesInWith) {
       const recorded = db.with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts));
       if (jobs.length === 0) {
         await recorded.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();

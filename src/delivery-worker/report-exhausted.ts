@@ -2,14 +2,14 @@
 // emitter whose event could not be delivered, in the emitter owner's account — where the
 // user already looks for that source's or workflow's failures, and from where a
 // subscription can forward it. It travels one hop further than the failed delivery, so a
-// `$errors` subscription to the same dead webhook cannot loop forever (src/delivery/hops.ts).
+// `$errors` subscription to the same dead webhook cannot loop forever (src/domain/deliveries/hops.ts).
 import type { Ctx } from "../domain/context.js";
 import { appendEvents, retryOnEventIdClash } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
 import { asWorkflowDeliveryError, type DeliveryFailureReport } from "../domain/workflows/delivery-failure.js";
 import { idPrefix } from "../lib/ids.js";
 import type { DeliveriesTable } from "../store/schema.js";
-import { withDeliveryHops } from "./hops.js";
+import { withDeliveryHops } from "../domain/deliveries/hops.js";
 
 export interface ExhaustedInfo {
   attempts: number;
@@ -40,7 +40,7 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   // The emitter may have been deleted since; then there is no stream to report on.
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
   const report = exhaustedErrorEvent(delivery, info);
-  // A workflow's $errors events have the spec's shape (issue 5).
+  // A workflow's $errors events have the spec's shape (delivery-failure.ts).
   const event = idPrefix(delivery.emitter_id) === "p" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
   await withDeliveryHops(delivery.hops + 1, () =>
     retryOnEventIdClash(() =>

@@ -1,26 +1,19 @@
 // Loads deliveries for the worker, grouped: a claim hands the worker dozens of jobs in one
-// turn of the event loop, and each used to load its delivery with its own query. Requests
+// turn of the event loop, and loading each delivery with its own query would cost one query per job. Requests
 // made in the same turn (and while the previous group is loading) share one query.
 //
 // A delivery's first claim uses the row fan-out wrote, handed over at its commit, while fresh.
 // Other deliveries are prefetched when their job is claimed, also those that must wait for a place
 // under their webhook's limit: when a place frees, the next delivery is already loaded and
 // its request starts at once. A prefetched row is used only while it is fresh (a second), so
-// a change of the webhook (disabled, new URL) reaches deliveries as soon as before, give or
-// take that second.
+// a change of the webhook (disabled, new URL) reaches deliveries within that second.
 import type { Kysely } from "kysely";
 import { createBatcher } from "../queue/batcher.js";
-import type { Database, DeliveriesTable } from "../store/schema.js";
+import type { LoadedDelivery } from "../domain/deliveries/loaded-delivery.js";
+import type { Database } from "../store/schema.js";
 
-/** A delivery and, for webhook listeners, its webhook of the same account (null fields when none). */
-export type LoadedDelivery = DeliveriesTable & {
-  wh_id: string | null;
-  wh_url: string | null;
-  wh_active: number | null;
-  wh_signing_secret: string | null;
-  wh_previous_secret: string | null;
-  wh_previous_secret_expires_at: number | null;
-};
+export type { LoadedDelivery };
+
 
 /** Rows per query, well under both databases' parameter limits. */
 const MAX_GROUP = 500;

@@ -1,4 +1,4 @@
-// Sends one webhook request (DESIGN.md §5): POST, JSON body, Standard Webhooks headers,
+// Sends one webhook request (docs/architecture.md, "Delivery"): POST, JSON body, Standard Webhooks headers,
 // 15 s overall timeout, redirects not followed, response read up to a cap, and every
 // connection through the egress guard (literal IPs here, resolved names in the connector's
 // lookup). The HTTP client is undici (ADR 0010): it keeps connections alive per origin and

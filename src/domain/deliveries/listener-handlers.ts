@@ -1,8 +1,9 @@
-// Delivery to sources ("dc") and workflows ("p"): their issues register a handler here.
-// Until one is registered, deliveries to that kind stay pending and are retried (durable,
-// never dropped). A handler that throws is retried on the webhook retry schedule.
+// Delivery to sources ("dc") and workflows ("p"): the composition root (main.ts) builds one
+// handler per listener kind and hands them to the delivery worker. A delivery to a kind without
+// a handler stays pending and is retried (durable, never dropped). A handler that throws is
+// retried on the webhook retry schedule.
 import type { Kysely } from "kysely";
-import type { Database } from "../store/schema.js";
+import type { Database } from "../../store/schema.js";
 
 export interface ListenerDelivery {
   deliveryId: string;
@@ -23,12 +24,5 @@ export interface ListenerDelivery {
 
 export type ListenerHandler = (delivery: ListenerDelivery) => Promise<void>;
 
-const handlers = new Map<string, ListenerHandler>();
-
-export function registerListenerHandler(prefix: "dc" | "p", handler: ListenerHandler): void {
-  handlers.set(prefix, handler);
-}
-
-export function listenerHandlerFor(prefix: string): ListenerHandler | undefined {
-  return handlers.get(prefix);
-}
+/** The handler of each listener kind, by id prefix ("dc" sources, "p" workflows). */
+export type ListenerHandlers = ReadonlyMap<string, ListenerHandler>;

@@ -1,23 +1,23 @@
 // Fan-out: for events just stored, write the deliveries their subscriptions cause, in the
-// same transaction as the events (DESIGN.md §7), each with a job that carries it out.
+// same transaction as the events (docs/architecture.md, "Transactions"), each with a job that carries it out.
 //
-// Matching (DESIGN.md §5): a subscription's emitter is the exact emitter id or the glob of
+// Matching (docs/architecture.md, "Delivery"): a subscription's emitter is the exact emitter id or the glob of
 // its kind in the same account (`dc_*` for sources, `p_*` for workflows); its event_name ""
 // or "default" selects the default stream "", any other name that stream exactly. A
 // listener never receives its own events, inactive webhooks receive nothing, and the
 // delivery keeps its own copy of the event (events are trimmed and may be deleted).
 import { sql, type Kysely } from "kysely";
-import type { StoredEvent } from "../domain/events/stored-event.js";
-import { streamOf } from "../domain/subscriptions/event-name.js";
-import { idPrefix, newTimeOrderedId } from "../lib/ids.js";
-import { enqueueJobs } from "../queue/enqueue.js";
-import { rowInserter } from "../store/insert-rows.js";
-import { preparedQuery } from "../store/prepared-query.js";
-import type { Database, DeliveriesTable } from "../store/schema.js";
-import { scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
+import type { StoredEvent } from "../events/stored-event.js";
+import { streamOf } from "../subscriptions/event-name.js";
+import { idPrefix, newTimeOrderedId } from "../../lib/ids.js";
+import { enqueueJobs } from "../../queue/enqueue.js";
+import { rowInserter } from "../../store/insert-rows.js";
+import { preparedQuery } from "../../store/prepared-query.js";
+import type { Database, DeliveriesTable } from "../../store/schema.js";
+import { scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import { announceOnCommit } from "./committed-deliveries.js";
-import type { LoadedDelivery } from "./delivery-loader.js";
-import { deliveryJobs } from "./delivery-job-type.js";
+import type { LoadedDelivery } from "./loaded-delivery.js";
+import { deliveryJobs } from "./delivery-job.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 
 export interface FanOutOptions {

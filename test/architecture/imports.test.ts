@@ -1,0 +1,123 @@
+// The import structure of src/: no file reaches itself through its imports, every import
+// between top-level parts points down the layers listed below, and no file is imported for
+// its side effects (behaviour is passed in by the composition root, main.ts). Imports of types
+// count as imports: a cycle of types still ties the files together.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../../src");
+
+/**
+ * Top-level parts of src/, lowest first. A file may import from its own part and from parts
+ * of a lower layer, never from its own layer's other parts or a higher layer.
+ */
+const LAYERS: string[][] = [
+  ["lib"],
+  ["config.ts"],
+  ["egress", "store", "mail"],
+  ["queue", "runtime"],
+  ["domain"],
+  ["delivery-worker", "scheduler"],
+  ["services.ts"],
+  ["http"],
+  ["main.ts"],
+  ["cli"],
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+interface Import {
+  target: string;
+  sideEffectOnly: boolean;
+}
+
+/** Relative imports and re-exports of a file, as repository paths of .ts files. */
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, "utf8");
+  const found: Import[] = [];
+  for (const match of text.matchAll(/^\s*(import|export)\b([^;]*?)\bfrom\s+"(\.{1,2}\/[^"]+)"|^\s*import\s+"(\.{1,2}\/[^"]+)"/gms)) {
+    const specifier = match[3] ?? match[4]!;
+    found.push({ target: resolve(dirname(file), specifier).replace(/\.js$/, ".ts"), sideEffectOnly: match[4] !== undefined });
+  }
+  return found;
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file).filter((i) => i.target.startsWith(SRC))]));
+const name = (file: string) => relative(join(SRC, ".."), file);
+const partOf = (file: string) => relative(SRC, file).split(/[\\/]/)[0]!;
+const layerOf = (part: string) => LAYERS.findIndex((layer) => layer.includes(part));
+
+/** Strongly connected components with more than one file (Tarjan), or a file importing itself. */
+function cycles(): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const { target } of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(name(member));
+    } while (member !== file);
+    const selfImport = graph.get(file)!.some((i) => i.target === file);
+    if (component.length > 1 || selfImport) found.push(component.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
+}
+
+describe("import structure of src/", () => {
+  it("has no import cycles", () => {
+    assert.deepEqual(cycles(), []);
+  });
+
+  it("places every top-level part in a layer", () => {
+    const parts = [...new Set(files.map(partOf))];
+    assert.deepEqual(parts.filter((part) => layerOf(part) < 0), []);
+  });
+
+  it("imports only downward between parts", () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      for (const { target } of imports) {
+        const from = partOf(file);
+        const to = partOf(target);
+        if (from !== to && layerOf(to) >= layerOf(from)) upward.push(`${name(file)} -> ${name(target)}`);
+      }
+    }
+    assert.deepEqual(upward, []);
+  });
+
+  it("imports no file only for its side effects", () => {
+    const bare = [...graph].flatMap(([file, imports]) => imports.filter((i) => i.sideEffectOnly).map((i) => `${name(file)} -> ${name(i.target)}`));
+    assert.deepEqual(bare, []);
+  });
+});
