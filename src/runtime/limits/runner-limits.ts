@@ -46,6 +46,8 @@ export interface RunnerHandle {
    * allocations are charged to the service's cgroup, so send it user code only after this.
    */
   readonly ready: Promise<void>;
+  /** The runner's cgroup folders (none when watched instead): for logs and tests. */
+  readonly cgroupFolders: readonly string[];
   /** How this runner is held: the instance's mechanism, or the watchdog if its cgroup could not be made. */
   readonly memoryMechanism: MemoryMechanism;
   /** User + system CPU time of the runner's whole tree so far, in ms (never decreasing). */
@@ -181,6 +183,7 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
     const handle: RunnerHandle = {
       pid,
       ready,
+      cgroupFolders: cgroup?.folders ?? [],
       get memoryMechanism() {
         return cgroup ? mechanisms.memory : "watchdog";
       },
