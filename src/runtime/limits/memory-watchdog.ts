@@ -5,6 +5,13 @@
 // resident set (files in a tmpfs) is not seen.
 import { privatePages, processTree, startTimeOf } from "./proc-tree.js";
 
+/**
+ * Every round reads the children of each process's main thread only; every this many rounds,
+ * those of all its threads, so that a child started from a worker thread is counted within
+ * a few seconds at most, for a tenth of the cost.
+ */
+const ALL_THREADS_EVERY = 10;
+
 export interface MemoryWatchdogOptions {
   limitBytes: number;
   intervalMs: number;
@@ -15,7 +22,10 @@ export interface MemoryWatchdogOptions {
 }
 
 export interface MemoryWatchdog {
-  /** Watches a runner's tree from now on; `onKill` says when it was killed for memory. */
+  /**
+   * Watches a runner's tree from now on; `onKill` says when it was killed for memory. `kill`
+   * must ignore processes that are already gone.
+   */
   watch(pid: number, onKill: (bytes: number) => void): { unwatch(): void };
   /** Runs one round now (the timer's work): for tests and for measuring its cost. */
   tick(): void;
@@ -32,26 +42,22 @@ interface Watched {
 export function createMemoryWatchdog(options: MemoryWatchdogOptions): MemoryWatchdog {
   const watched = new Set<Watched>();
   let timer: NodeJS.Timeout | undefined;
+  let round = 0;
 
   function killTree(entry: Watched, tree: number[], bytes: number): void {
     // The runner's pid is not reused while the pool has not reaped it, but it may have been
     // reaped just now: check it is still the same process before killing anything.
     if (startTimeOf(options.procRoot, entry.pid) !== entry.startTime) return;
     // Parents first: a killed parent forks no more children while the rest are killed.
-    for (const pid of tree) {
-      try {
-        options.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    for (const pid of tree) options.kill(pid, "SIGKILL");
     watched.delete(entry);
     entry.onKill(bytes);
   }
 
   function tick(): void {
+    const allThreads = round++ % ALL_THREADS_EVERY === 0;
     for (const entry of watched) {
-      const tree = processTree(options.procRoot, entry.pid);
+      const tree = processTree(options.procRoot, entry.pid, allThreads);
       let pages = 0;
       for (const pid of tree) pages += privatePages(options.procRoot, pid);
       const bytes = pages * options.pageSize;

@@ -170,12 +170,12 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
         if (errorCode(error) !== "ESRCH") watchInstead();
         return;
       }
-      for (const child of processTree(procRoot, pid).slice(1)) {
+      for (const child of processTree(procRoot, pid, true).slice(1)) {
         setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
         await runnerCgroup.add(child).catch(() => undefined); // exited meanwhile
       }
     };
-    if (!cgroup) for (const child of processTree(procRoot, pid).slice(1)) setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
+    if (!cgroup) for (const child of processTree(procRoot, pid, true).slice(1)) setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
     const ready = cgroup ? moveIn(cgroup) : Promise.resolve();
 
     let lastCpuMs = 0;
@@ -189,7 +189,8 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
       },
       cpuMs() {
         let now = cgroup?.cpuMs();
-        if (now === undefined && !stopped) now = processTree(procRoot, pid).reduce((sum, p) => sum + cpuMsOf(procRoot, p), 0);
+        // Main threads' children only: this is read at every execution's start and end.
+        if (now === undefined && !stopped) now = processTree(procRoot, pid, false).reduce((sum, p) => sum + cpuMsOf(procRoot, p), 0);
         // A descendant that exited unwaited takes its time along: never report less than before.
         lastCpuMs = Math.max(lastCpuMs, now ?? 0);
         return lastCpuMs;
