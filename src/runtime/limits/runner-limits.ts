@@ -144,9 +144,9 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
   let sequence = 0;
 
   function attach(pid: number): RunnerHandle {
-    // Root first: whatever it forks from now on inherits the score (and, once moved, is born
-    // inside the cgroup); then the children it already had (bwrap forks early).
-    setOomScoreAdj(procRoot, pid, OOM_SCORE_ADJ);
+    // The score first, on the tree as it is now (bwrap forks early): whatever these
+    // processes fork from now on inherits it.
+    for (const member of processTree(procRoot, pid, true)) setOomScoreAdj(procRoot, member, OOM_SCORE_ADJ);
     let cgroup: RunnerCgroup | undefined;
     if (layout) {
       try {
@@ -160,6 +160,8 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
     const watchInstead = () => (watch = watchdogOf().watch(pid, () => (killedForMemory = true)));
     if (!cgroup) watchInstead();
 
+    // The root first, so that what it forks from then on is born inside; then the children
+    // it already had (listed after the root moved, so none is missed in between).
     const moveIn = async (runnerCgroup: RunnerCgroup) => {
       try {
         await runnerCgroup.add(pid);
@@ -175,7 +177,6 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
         await runnerCgroup.add(child).catch(() => undefined); // exited meanwhile
       }
     };
-    if (!cgroup) for (const child of processTree(procRoot, pid, true).slice(1)) setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
     const ready = cgroup ? moveIn(cgroup) : Promise.resolve();
 
     let lastCpuMs = 0;

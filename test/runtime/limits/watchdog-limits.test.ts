@@ -2,8 +2,10 @@
 // whole tree past the memory limit, and CPU time comes from /proc as well. It needs only
 // /proc, so it runs on any Linux machine.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { createMemoryWatchdog } from "../../../src/runtime/limits/memory-watchdog.js";
+import { findExecutable } from "../../../src/runtime/limits/open-files.js";
 import { createRunnerLimits } from "../../../src/runtime/limits/runner-limits.js";
 import { allocate, busy, BWRAP, bwrapUnavailable, cleanUp, gone, idle, startRunner, until, type Runner } from "./runners.js";
 
@@ -85,5 +87,23 @@ describe("runner limits with the watchdog forced", () => {
     watchdog.close();
     console.log(`# watchdog: ${perRunnerUs.toFixed(1)} µs per runner per round (idle Node runners of about ten threads each)`);
     assert.ok(perRunnerUs < 2000, `${perRunnerUs} µs`);
+  });
+
+  it("a service without privileges falls back to the watchdog by itself, and the notes say why", (t) => {
+    if (process.getuid?.() !== 0) return t.skip("starting the probe as another user needs root");
+    const setpriv = findExecutable("setpriv", process.env.PATH ?? "");
+    if (!setpriv) return t.skip("setpriv (util-linux) is not installed");
+    const module = new URL("../../../src/runtime/limits/runner-limits.js", import.meta.url).href;
+    const probe = `const { createRunnerLimits } = await import(${JSON.stringify(module)});
+      const limits = createRunnerLimits({ memoryMb: 64, maxThreads: 32, maxOpenFiles: 64 });
+      console.log(JSON.stringify({ mechanisms: limits.mechanisms, notes: limits.notes }));
+      await limits.close();`;
+    const result = spawnSync(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", probe], { encoding: "utf8", cwd: "/" });
+    if (/EACCES/.test(result.stderr) && result.status !== 0) return t.skip(`the compiled module is not readable by uid 65534: ${result.stderr.trim().split("\n")[0]}`);
+    assert.equal(result.status, 0, result.stderr);
+    const { mechanisms, notes } = JSON.parse(result.stdout) as { mechanisms: { memory: string }; notes: string[] };
+    console.log(`# as uid 65534: ${notes.join("; ")}`);
+    assert.equal(mechanisms.memory, "watchdog");
+    assert.ok(notes.length > 0);
   });
 });
