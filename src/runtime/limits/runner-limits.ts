@@ -5,7 +5,7 @@
 // `notes`. The pool calls attach() right after spawning a runner and stop() once it exited.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { findCgroupPlaces } from "./cgroup-discovery.js";
 import { errorCode, realCgroupFs, type CgroupFs } from "./cgroup-fs.js";
 import { probeCgroups, removeServiceFolders } from "./cgroup-probe.js";
@@ -36,7 +36,8 @@ export interface RunnerLimitsOptions {
   searchPath?: string;
 }
 
-export type MemoryMechanism = "cgroup-v2" | "cgroup-v1" | "watchdog";
+/** "none": no /proc to watch (not Linux); only the V8 heap limit holds then. */
+export type MemoryMechanism = "cgroup-v2" | "cgroup-v1" | "watchdog" | "none";
 
 export interface RunnerHandle {
   readonly pid: number;
@@ -64,7 +65,7 @@ export interface RunnerLimits {
   readonly mechanisms: {
     memory: MemoryMechanism;
     threads: "cgroup-v2" | "cgroup-v1" | "none";
-    cpu: "cgroup-v2" | "cgroup-v1" | "proc";
+    cpu: "cgroup-v2" | "cgroup-v1" | "proc" | "none";
     openFiles: "prlimit" | "none";
   };
   /** The runner's command with the open-files cap applied (unchanged without prlimit). */
@@ -74,7 +75,10 @@ export interface RunnerLimits {
    * cgroup: what it allocates meanwhile (Node's start-up, a few MB) is charged elsewhere.
    */
   attach(pid: number): RunnerHandle;
-  /** Stops every attached runner's accounting and removes this instance's cgroup folders. */
+  /**
+   * Stops every attached runner (what still runs in a runner's cgroup is killed; a watched
+   * runner is only no longer watched) and removes this instance's cgroup folders.
+   */
   close(): Promise<void>;
 }
 
@@ -105,7 +109,9 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
 
   const notes: string[] = [];
   let layout: CgroupLayout | undefined;
-  if (options.mechanism === "watchdog") notes.push("cgroups not tried: the watchdog is forced by configuration");
+  const hasProc = existsSync(`${procRoot}/self/statm`);
+  if (!hasProc) notes.push(`no ${procRoot} (not Linux): neither cgroups nor the watchdog can hold runners`);
+  else if (options.mechanism === "watchdog") notes.push("cgroups not tried: the watchdog is forced by configuration");
   else {
     const places = findCgroupPlaces(readFileSync(`${procRoot}/self/cgroup`, "utf8"), readFileSync(`${procRoot}/self/mountinfo`, "utf8"));
     const probe = probeCgroups(deps, {
@@ -121,19 +127,21 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
 
   const cgroupKind = layout ? (`cgroup-v${layout.version}` as const) : undefined;
   const mechanisms: RunnerLimits["mechanisms"] = {
-    memory: cgroupKind ?? "watchdog",
+    memory: cgroupKind ?? (hasProc ? "watchdog" : "none"),
     threads: layout?.pids ? cgroupKind! : "none",
-    cpu: layout?.cpu ? cgroupKind! : "proc",
+    cpu: layout?.cpu ? cgroupKind! : hasProc ? "proc" : "none",
     openFiles: openFiles.mechanism,
   };
   const description = [
     layout
       ? `memory ≤ ${options.memoryMb} MB per runner tree, no swap (cgroup v${layout.version} under ${layout.memory})`
-      : `memory ≤ ${options.memoryMb} MB per runner tree (watchdog: private resident memory of the tree every ${intervalMs} ms, SIGKILL past it)`,
+      : hasProc
+        ? `memory ≤ ${options.memoryMb} MB per runner tree (watchdog: private resident memory of the tree every ${intervalMs} ms, SIGKILL past it)`
+        : "memory not capped beyond the V8 heap",
     layout?.pids ? `threads ≤ ${options.maxThreads} (pids cgroup)` : "threads not capped",
-    layout?.cpu ? `CPU time from the cgroup` : "CPU time from /proc",
+    layout?.cpu ? `CPU time from the cgroup` : hasProc ? "CPU time from /proc" : "CPU time not measured",
     openFiles.description,
-    `oom_score_adj ${OOM_SCORE_ADJ}`,
+    hasProc ? `oom_score_adj ${OOM_SCORE_ADJ}` : "no oom_score_adj",
   ].join("; ");
 
   // Made on first use: with a working cgroup it serves only runners whose cgroup failed.
@@ -158,7 +166,7 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
     let killedForMemory = false;
     let watch: { unwatch(): void } | undefined;
     const watchInstead = () => (watch = watchdogOf().watch(pid, () => (killedForMemory = true)));
-    if (!cgroup) watchInstead();
+    if (!cgroup && hasProc) watchInstead();
 
     // The root first, so that what it forks from then on is born inside; then the children
     // it already had (listed after the root moved, so none is missed in between).
@@ -184,9 +192,11 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
     const handle: RunnerHandle = {
       pid,
       ready,
-      cgroupFolders: cgroup?.folders ?? [],
+      get cgroupFolders() {
+        return cgroup?.folders ?? [];
+      },
       get memoryMechanism() {
-        return cgroup ? mechanisms.memory : "watchdog";
+        return cgroup ? mechanisms.memory : watch ? "watchdog" : "none";
       },
       cpuMs() {
         let now = cgroup?.cpuMs();

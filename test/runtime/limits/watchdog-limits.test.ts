@@ -106,4 +106,17 @@ describe("runner limits with the watchdog forced", () => {
     assert.equal(mechanisms.memory, "watchdog");
     assert.ok(notes.length > 0);
   });
+
+  it("without /proc (not Linux) nothing is held, and the description says so", async () => {
+    const bare = createRunnerLimits({ memoryMb: MEMORY_MB, maxThreads: 32, maxOpenFiles: 256, procRoot: "/nonexistent-proc", searchPath: "" });
+    assert.deepEqual(bare.mechanisms, { memory: "none", threads: "none", cpu: "none", openFiles: "none" });
+    assert.match(bare.description, /^memory not capped beyond the V8 heap; threads not capped; CPU time not measured; open files not capped \(no prlimit\); no oom_score_adj$/);
+    const handle = bare.attach(process.pid);
+    await handle.ready;
+    assert.equal(handle.memoryMechanism, "none");
+    assert.equal(handle.cpuMs(), 0);
+    assert.equal(handle.exitedForMemory(), false);
+    await handle.stop();
+    await bare.close();
+  });
 });
