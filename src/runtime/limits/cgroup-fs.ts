@@ -1,7 +1,7 @@
 // The few file operations cgroup management needs, behind an interface so that the logic
 // above it can be exercised against a stand-in kernel where the real one lacks a mechanism
 // (a machine with cgroup v1 only cannot show cgroup v2 at work).
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 
 export interface CgroupFs {
@@ -16,6 +16,8 @@ export interface CgroupFs {
   mkdir(path: string): void;
   rmdir(path: string): void;
   exists(path: string): boolean;
+  /** The child cgroups of a folder. */
+  list(path: string): string[];
 }
 
 export const realCgroupFs: CgroupFs = {
@@ -26,6 +28,7 @@ export const realCgroupFs: CgroupFs = {
   mkdir: (path) => mkdirSync(path),
   rmdir: (path) => rmdirSync(path),
   exists: (path) => existsSync(path),
+  list: (path) => readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name),
 };
 
 /** The errno code of a failed operation, or its message: what the notes and logs show. */

@@ -3,6 +3,7 @@
 // whether this service may use it (permissions, delegation, read-only mounts).
 // cgroup v2 is preferred; v1 is used controller by controller (memory is required, pids
 // and cpuacct each optional). Every reason a mechanism was not used becomes a note.
+import { randomBytes } from "node:crypto";
 import type { CgroupPlaces } from "./cgroup-discovery.js";
 import { errorCode, type CgroupFs } from "./cgroup-fs.js";
 import { createRunnerCgroup, type CgroupLayout, type RunnerCgroupDeps, type RunnerCgroupLimits } from "./runner-cgroup.js";
@@ -18,6 +19,11 @@ export interface CgroupProbeOptions {
   /** The folder made for this service's runners in each hierarchy. */
   serviceFolder: string;
   limits: RunnerCgroupLimits;
+}
+
+export interface CgroupProbeDeps extends RunnerCgroupDeps {
+  /** Whether a process is running (the owner of a service folder left by an earlier run). */
+  alive(pid: number): boolean;
 }
 
 export interface CgroupProbe {
@@ -36,8 +42,42 @@ function trial(deps: RunnerCgroupDeps, layout: CgroupLayout, limits: RunnerCgrou
   }
 }
 
+/** The default name of a service's folder: its pid tells whether it is still in use. */
+export function serviceFolderName(pid: number): string {
+  return `sluice-${pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Removes the folders a killed service left (its runner cgroups, then its own), found by the
+ * pid in their default name. Only empty cgroups can be removed: one where a runner still runs
+ * stays (the runner registry stops such orphans). A service in another pid namespace sharing
+ * this parent would look dead: only its empty folder could go, and it would then hold its
+ * next runners with the watchdog.
+ */
+function removeStale(deps: CgroupProbeDeps, parent: string): void {
+  let names: string[];
+  try {
+    names = deps.fs.list(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = /^sluice-(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+    if (owner === undefined || Number(owner) === process.pid || deps.alive(Number(owner))) continue;
+    const folder = `${parent}/${name}`;
+    try {
+      for (const runner of deps.fs.list(folder)) removeQuietly(deps.fs, `${folder}/${runner}`);
+    } catch {
+      // gone meanwhile
+    }
+    removeQuietly(deps.fs, folder);
+  }
+}
+
 /** Makes the service's folder under `parent`; an earlier one of the same name is reused. */
-function makeFolder(fs: CgroupFs, parent: string, name: string): string {
+function makeFolder(deps: CgroupProbeDeps, parent: string, name: string): string {
+  removeStale(deps, parent);
+  const { fs } = deps;
   const folder = `${parent}/${name}`;
   try {
     fs.mkdir(folder);
@@ -55,7 +95,7 @@ function removeQuietly(fs: CgroupFs, folder: string): void {
   }
 }
 
-function probeV2(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupProbe {
+function probeV2(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProbe {
   const { fs } = deps;
   const parent = options.delegatedCgroup ?? options.places.v2;
   if (!parent) return { notes: ["cgroup v2: no cgroup2 file system shows this process's cgroup"] };
@@ -79,7 +119,7 @@ function probeV2(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupPro
     return { notes: [...notes, `${where}: cannot give memory to child cgroups (${errorCode(error)})${hint}`] };
   }
   try {
-    folder = makeFolder(fs, parent, options.serviceFolder);
+    folder = makeFolder(deps, parent, options.serviceFolder);
     fs.write(`${folder}/cgroup.subtree_control`, enable);
   } catch (error) {
     if (folder) removeQuietly(fs, folder);
@@ -94,7 +134,7 @@ function probeV2(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupPro
   return { layout, notes };
 }
 
-function probeV1(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupProbe {
+function probeV1(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProbe {
   const { fs } = deps;
   const notes: string[] = [];
   /** The service's folder in a controller's hierarchy, once a trial cgroup worked there. */
@@ -106,7 +146,7 @@ function probeV1(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupPro
     }
     let folder: string | undefined;
     try {
-      folder = makeFolder(fs, parent, options.serviceFolder);
+      folder = makeFolder(deps, parent, options.serviceFolder);
     } catch (error) {
       notes.push(`cgroup v1 ${controller} (${parent}): cannot make ${options.serviceFolder} (${errorCode(error)})`);
       return undefined;
@@ -127,7 +167,7 @@ function probeV1(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupPro
   return { layout: { version: 1, memory, pids, cpu }, notes };
 }
 
-export function probeCgroups(deps: RunnerCgroupDeps, options: CgroupProbeOptions): CgroupProbe {
+export function probeCgroups(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProbe {
   const v2 = probeV2(deps, options);
   if (v2.layout) return v2;
   const v1 = probeV1(deps, options);

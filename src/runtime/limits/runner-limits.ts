@@ -4,15 +4,14 @@
 // says which in `description` (one line for logs and health) and why others were not used in
 // `notes`. The pool calls attach() right after spawning a runner and stop() once it exited.
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { findCgroupPlaces } from "./cgroup-discovery.js";
 import { errorCode, realCgroupFs, type CgroupFs } from "./cgroup-fs.js";
-import { probeCgroups, removeServiceFolders } from "./cgroup-probe.js";
+import { probeCgroups, removeServiceFolders, serviceFolderName, type CgroupProbeDeps } from "./cgroup-probe.js";
 import { createMemoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.js";
 import { createOpenFilesCap } from "./open-files.js";
 import { cpuMsOf, processTree, setOomScoreAdj } from "./proc-tree.js";
-import { createRunnerCgroup, type CgroupLayout, type RunnerCgroup, type RunnerCgroupDeps } from "./runner-cgroup.js";
+import { createRunnerCgroup, type CgroupLayout, type RunnerCgroup } from "./runner-cgroup.js";
 
 export interface RunnerLimitsOptions {
   /** Memory of a runner's whole process tree. */
@@ -92,6 +91,15 @@ function pageSize(): number {
   return Number.isInteger(size) && size > 0 ? size : 4096;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 function killQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
@@ -105,7 +113,7 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
   const fs = options.cgroupFs ?? realCgroupFs;
   const memoryBytes = options.memoryMb * 1024 * 1024;
   const intervalMs = options.watchdogIntervalMs ?? DEFAULT_WATCHDOG_INTERVAL_MS;
-  const deps: RunnerCgroupDeps = { fs, kill: killQuietly, delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+  const deps: CgroupProbeDeps = { fs, kill: killQuietly, delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), alive: isAlive };
 
   const notes: string[] = [];
   let layout: CgroupLayout | undefined;
@@ -117,7 +125,7 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
     const probe = probeCgroups(deps, {
       places,
       delegatedCgroup: options.delegatedCgroup,
-      serviceFolder: options.serviceFolder ?? `sluice-${process.pid}-${randomBytes(3).toString("hex")}`,
+      serviceFolder: options.serviceFolder ?? serviceFolderName(process.pid),
       limits: { memoryBytes, maxThreads: options.maxThreads },
     });
     layout = probe.layout;

@@ -3,6 +3,7 @@
 // in the notes. The runners are real processes; only the cgroup file system is a stand-in,
 // so no limit is enforced here: cgroup-limits.test.ts checks that on the machine's kernel.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import { createRunnerLimits } from "../../../src/runtime/limits/runner-limits.js";
 import { createFakeCgroup2 } from "./fake-cgroup2.js";
@@ -99,6 +100,20 @@ describe("cgroup v2 (stand-in kernel)", () => {
     assert.equal(limits.mechanisms.threads, "none");
     assert.match(limits.description, /threads not capped/);
     assert.deepEqual(limits.notes, ["cgroup v2 (/cg): no pids controller, threads are not capped"]);
+    await limits.close();
+  });
+
+  it("folders left by a killed service are removed at start, unless a process still runs in them", async () => {
+    const fake = delegatedSubtree();
+    // A pid that certainly belonged to a process that has exited: the killed service.
+    const dead = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString());
+    const parent = "/cg/sluice.service";
+    fake.fs.write(`${parent}/cgroup.subtree_control`, "+memory +pids");
+    for (const folder of [`sluice-${dead}-abc123`, `sluice-${dead}-abc123/runner-5-1`, `sluice-${dead}-def456`, `sluice-${process.ppid}-aaaaaa`, "someone-elses"]) fake.fs.mkdir(`${parent}/${folder}`);
+    fake.add(`${parent}/sluice-${dead}-def456/runner-6-1`, { controllers: ["memory", "pids"], procs: [424242] });
+    const limits = createRunnerLimits({ ...options, cgroupFs: fake.fs, delegatedCgroup: parent });
+    assert.deepEqual(fake.fs.list(parent).sort(), [`sluice-${dead}-def456`, `sluice-${process.ppid}-aaaaaa`, "service", "sluice-test", "someone-elses"].sort());
+    assert.deepEqual(fake.fs.list(`${parent}/sluice-${dead}-def456`), ["runner-6-1"], "a cgroup with a process in it stays");
     await limits.close();
   });
 });

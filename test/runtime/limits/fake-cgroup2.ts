@@ -87,6 +87,10 @@ export function createFakeCgroup2(root: string): FakeCgroup2 {
       if (folder.procs.size > 0 || hasChildren(path)) fail("EBUSY", path);
       folders.delete(path);
     },
+    list(path) {
+      folderOf(path);
+      return [...folders.keys()].filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/")).map((p) => p.slice(path.length + 1));
+    },
     exists(path) {
       if (folders.has(path)) return true;
       const { dir, name } = split(path);

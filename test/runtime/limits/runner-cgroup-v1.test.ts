@@ -23,6 +23,7 @@ function v1Fs(memoryFiles: Record<string, string>) {
     },
     rmdir: () => undefined,
     exists: (path) => files.has(path),
+    list: () => [],
   };
   return { fs, files, writes };
 }
