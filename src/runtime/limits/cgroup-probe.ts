@@ -137,6 +137,8 @@ function probeV2(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProb
 function probeV1(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProbe {
   const { fs } = deps;
   const notes: string[] = [];
+  /** Folders a trial worked in: a controller mounted with memory shares its folder, kept. */
+  const proven = new Set<string>();
   /** The service's folder in a controller's hierarchy, once a trial cgroup worked there. */
   const prepare = (controller: string, layoutOf: (folder: string) => CgroupLayout): string | undefined => {
     const parent = options.places.v1.get(controller);
@@ -152,8 +154,11 @@ function probeV1(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProb
       return undefined;
     }
     const failed = trial(deps, layoutOf(folder), options.limits);
-    if (!failed) return folder;
-    removeQuietly(fs, folder);
+    if (!failed) {
+      proven.add(folder);
+      return folder;
+    }
+    if (!proven.has(folder)) removeQuietly(fs, folder);
     notes.push(`cgroup v1 ${controller} (${parent}): a trial runner cgroup failed (${failed})`);
     return undefined;
   };

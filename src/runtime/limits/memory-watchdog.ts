@@ -1,8 +1,8 @@
 // The fallback where no cgroup can hold a runner: one timer for all runners sums the private
 // resident memory of each runner's process tree and kills the whole tree past the limit.
-// Coarser than a cgroup: a runner may overshoot for up to one interval (allocating about
-// 1 GB/s, that is 100 to 250 MB at the usual intervals), and memory that is in no process's
-// resident set (files in a tmpfs) is not seen.
+// Coarser than a cgroup: a runner may overshoot by what it allocates in one interval (filled
+// Buffers at about 0.5 GB/s on a small VM, so some 100 MB at 200 ms, more on a fast machine),
+// and memory that is in no process's resident set (files in a tmpfs) is not seen.
 import { privatePages, processTree, startTimeOf } from "./proc-tree.js";
 
 /**
