@@ -14,6 +14,8 @@ export interface CgroupProbeOptions {
    * A cgroup v2 folder delegated to the service, to hold its runners' cgroups. By default the
    * service's own cgroup, which works only if nothing runs in it directly (cgroup v2 gives
    * controllers to child cgroups only of a cgroup without processes, the root excepted).
+   * Under systemd, Delegate=memory pids with DelegateSubgroup=service runs the service in a
+   * leaf of its unit's cgroup; the unit's cgroup is then the one to pass.
    */
   delegatedCgroup?: string;
   /** The folder made for this service's runners in each hierarchy. */
