@@ -22,6 +22,7 @@ import { createMailer } from "./mail/create-mailer.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
+import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
 import { openStore, type Store } from "./store/store.js";
 
 export type Role = "api" | "worker" | "scheduler";
@@ -61,7 +62,11 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config });
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
-  const runner = createComponentRunner(runnerSettings(config, sandbox));
+  const runner = createComponentRunner({
+    ...runnerSettings(config, sandbox),
+    onIdleCompute: (userId, computeMs) => void recordIdleCompute({ ctx, input: { userId, computeMs } }),
+  });
+  logger.info(`user code runs with ${runner.isolation}`);
   const mailer = createMailer(config, logger);
   const services: Services = { ctx, store, queue, runner, mailer };
   const tasks: BackgroundTask[] = [];

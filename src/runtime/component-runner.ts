@@ -12,6 +12,8 @@ import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
 import { createNpmCache } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
+import { createIdleCpuSampler } from "./limits/idle-cpu.js";
+import { createRunnerLimits } from "./limits/runner-limits.js";
 import { createRunnerLauncher } from "./runner-launcher.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
@@ -31,6 +33,8 @@ export interface ComponentRunner extends CodeRunner {
   pool: ProcessPool;
   /** How runners are isolated in this process. */
   sandbox: SandboxMode;
+  /** One line on the sandbox and each runner's limits, for the log at start. */
+  isolation: string;
 }
 
 export interface RunnerSettings {
@@ -41,6 +45,11 @@ export interface RunnerSettings {
   allowPrivateEgress: boolean;
   extraCaCertsFile?: string;
   limits: RunLimits;
+  /** Threads and processes, open files of one runner. */
+  maxThreads: number;
+  maxOpenFiles: number;
+  /** CPU an account's idle runner used (timers left running), to count as its compute time. */
+  onIdleCompute?(userId: string, ms: number): void;
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
@@ -55,6 +64,8 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     allowPrivateEgress: config.allowPrivateEgress,
     extraCaCertsFile: config.extraCaCertsFile,
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
+    maxThreads: config.runMaxThreads,
+    maxOpenFiles: config.runMaxOpenFiles,
   };
 }
 
@@ -77,12 +88,18 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const args = [`--limits=${JSON.stringify(limits)}`];
   if (settings.allowPrivateEgress) args.push("--allow-private-egress");
   if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
+  const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
+  const idleCpuSampler = createIdleCpuSampler();
   const launch = createRunnerLauncher({
     sandbox: settings.sandbox,
     script,
     args,
     memoryMb: settings.runMemoryMb,
     tmpBytes: TMP_BYTES,
+    wrap: (command, args) => {
+      const wrapped = processLimits.wrapCommand(command, args);
+      return [wrapped.command, wrapped.args];
+    },
     // Node loads the certificates at startup; harden() then empties process.env.
     env: ca ? { NODE_EXTRA_CA_CERTS: ca } : {},
     readPaths: (userId) => {
@@ -94,6 +111,12 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const pool = createProcessPool({
     launch,
     registry,
+    limits: processLimits,
+    idleCpu: {
+      sampler: idleCpuSampler,
+      budgetMs: settings.runTimeoutSeconds * 1000,
+      onIdleCpu: (userId, ms) => settings.onIdleCompute?.(userId, ms),
+    },
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
@@ -114,6 +137,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     modules,
     pool,
     sandbox: settings.sandbox.mode,
+    isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
 
     async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
       const entryPath = await modules.prepare({ userId, code, codeUrl });
@@ -151,7 +175,11 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
 
 
-    close: () => pool.close(),
+    async close() {
+      await pool.close();
+      idleCpuSampler.close();
+      await processLimits.close();
+    },
   };
 }
 

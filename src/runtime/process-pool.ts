@@ -11,6 +11,8 @@ import type { ChildMessage, ErrorData } from "./child/protocol.js";
 import type { LaunchRunner } from "./runner-launcher.js";
 import { createRunnerChannel, type RunnerChannel } from "./runner-channel.js";
 import { checkRunnerMessage } from "./runner-messages.js";
+import type { IdleCpuMeter, IdleCpuSampler } from "./limits/idle-cpu.js";
+import type { RunnerHandle, RunnerLimits } from "./limits/runner-limits.js";
 
 export interface ProcessPoolOptions {
   /** Starts a runner process for an account (runner-launcher.ts). */
@@ -34,6 +36,18 @@ export interface ProcessPoolOptions {
   batchBudgetMs?: number;
   /** Where runners are recorded so a restarted service can stop orphans (runner-registry.ts). */
   registry?: { record(pid: number): void; forget(pid: number): void };
+  /** Caps and measures each runner's process tree: memory, threads, CPU time (limits/). */
+  limits?: RunnerLimits;
+  /** CPU runners use while idle: reported for the account, and a runner past the budget replaced. */
+  idleCpu?: IdleCpuOptions;
+}
+
+export interface IdleCpuOptions {
+  sampler: IdleCpuSampler;
+  /** Idle CPU a runner may use in its life before it is replaced, in ms. */
+  budgetMs: number;
+  /** Idle CPU of an account's runner, reported in amounts of at least IDLE_CPU_REPORT_MS. */
+  onIdleCpu(key: string, ms: number): void;
 }
 
 export type PoolOutcome = { ok: true; result: unknown } | { ok: false; failure: ExecutionFailure; validation?: boolean };
@@ -56,6 +70,8 @@ interface Runner {
   key: string;
   child: ChildProcess;
   channel: RunnerChannel;
+  /** The runner said it is ready; `ready` once its limits are in place too. */
+  announced: boolean;
   ready: boolean;
   dead: boolean;
   stderr: string;
@@ -63,12 +79,20 @@ interface Runner {
   inflight: Job[];
   headStartedAt: number;
   headTimer?: NodeJS.Timeout;
+  /** The runner's caps and CPU figure, when the pool has limits. */
+  limits?: RunnerHandle;
+  idleMeter?: IdleCpuMeter;
+  idleCpuMs: number;
+  /** Idle CPU measured but not yet reported (small amounts are added up first). */
+  unreportedIdleCpuMs: number;
   idleTimer?: NodeJS.Timeout;
   idleSince: number;
 }
 
 const STDERR_TAIL = 4096;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Idle CPU is reported in amounts of at least this (each report is a write of the account's usage). */
+const IDLE_CPU_REPORT_MS = 100;
 /**
  * A runner may hold several jobs, running the first and the others queued behind it, handed
  * over several in one message: each message to a sleeping process wakes it, which on a loaded
@@ -129,7 +153,12 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       onMessage: (message, bytes) => onMessage(runner, message, bytes),
       onViolation: (reason) => violation(runner, reason),
     });
-    const runner: Runner = { key, child, channel, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0 };
+    const runner: Runner = { key, child, channel, announced: false, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0, idleCpuMs: 0, unreportedIdleCpuMs: 0 };
+    if (child.pid !== undefined && options.limits) {
+      runner.limits = options.limits.attach(child.pid);
+      const idleCpu = options.idleCpu;
+      if (idleCpu) runner.idleMeter = idleCpu.sampler.track(runner.limits, (ms) => onIdleCpu(runner, idleCpu, ms));
+    }
     setOf(key).add(runner);
     const pid = child.pid;
     if (pid !== undefined) options.registry?.record(pid);
@@ -142,7 +171,9 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     child.on("close", (code, signal) => {
       if (pid !== undefined) options.registry?.forget(pid);
       cleanup();
-      const outOfMemory = /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
+      runner.idleMeter?.untrack();
+      const outOfMemory = runner.limits?.exitedForMemory() || /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
+      void runner.limits?.stop();
       const why = outOfMemory
         ? failure("memory", "the execution ran out of memory and was stopped")
         : failure("crash", `the runner process exited (${signal ? `signal ${signal}` : `code ${code}`}) before the execution finished`);
@@ -152,6 +183,17 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       kill(runner, { head: why });
     });
     return runner;
+  }
+
+  function onIdleCpu(runner: Runner, idleCpu: IdleCpuOptions, ms: number): void {
+    runner.idleCpuMs += ms;
+    runner.unreportedIdleCpuMs += ms;
+    if (runner.unreportedIdleCpuMs >= IDLE_CPU_REPORT_MS) {
+      idleCpu.onIdleCpu(runner.key, runner.unreportedIdleCpuMs);
+      runner.unreportedIdleCpuMs = 0;
+    }
+    // Code left running after its executions (a busy timer) is stopped like a run past its time.
+    if (runner.idleCpuMs > idleCpu.budgetMs && isIdle(runner)) kill(runner, {});
   }
 
   /** The runner broke the protocol: it is stopped, and the job it was running fails saying so. */
@@ -165,9 +207,15 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     if (!checked.ok) return violation(runner, `an invalid message (${checked.reason})`);
     const message: ChildMessage = checked.message;
     if (message.type === "ready") {
-      if (runner.ready) return violation(runner, "a second ready message");
-      runner.ready = true;
-      becameIdle(runner);
+      if (runner.ready || runner.announced) return violation(runner, "a second ready message");
+      runner.announced = true;
+      // User code only once the runner sits in its cgroup (its limits hold from then on).
+      const settled = runner.limits?.ready ?? Promise.resolve();
+      void settled.then(() => {
+        if (runner.dead) return;
+        runner.ready = true;
+        becameIdle(runner);
+      });
       return;
     }
     const head = runner.inflight[0];
@@ -237,6 +285,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   function becameIdle(runner: Runner): void {
     if (closed) return kill(runner, {});
     runner.idleSince = performance.now();
+    runner.idleMeter?.idle();
     // A runner beyond the warm ones is stopped only after a short idle spell, not at once:
     // under steady load a runner is often idle for a moment between requests, and stopping
     // it there meant starting a new process (the costliest thing on the ingest path) soon after.
@@ -324,6 +373,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   function send(runner: Runner, batch: Job[]): void {
     if (runner.idleTimer) clearTimeout(runner.idleTimer);
     const wasIdle = runner.inflight.length === 0;
+    if (wasIdle) runner.idleMeter?.busy();
     runner.inflight.push(...batch);
     if (wasIdle) startHead(runner);
     const messages = batch.map((job) => ({ id: job.id, type: job.request.type, payload: job.request.payload }));

@@ -23,7 +23,7 @@ export interface RunnerLauncherOptions {
   memoryMb: number;
   /** Size of the sandbox's /tmp. */
   tmpBytes: number;
-  /** Wraps the command (e.g. with resource limits); identity when absent. */
+  /** Wraps the command (with the open-files cap); identity when absent. */
   wrap?(command: string, args: string[]): [string, string[]];
 }
 

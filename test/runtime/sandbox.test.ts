@@ -69,6 +69,42 @@ for (const dialect of DIALECTS) for (const { mode, skip } of SANDBOX_MODES) {
       await assertHealthy();
     });
 
+    it("a Buffer bomb of four times the memory limit is killed and recorded as memory (not only the V8 heap is capped)", async () => {
+      const bomb = await run(
+        `module.exports = { async run() { const keep = []; for (let i = 0; i < 4 * 48; i++) { keep.push(Buffer.alloc(1024 * 1024, 1)); await new Promise((r) => setImmediate(r)); } this.$emit("held " + keep.length + " MB"); } };`,
+        { timeoutMs: 15_000 },
+      );
+      assert.deepEqual(bomb.emits, []);
+      assert.equal(bomb.error?.kind, "memory", JSON.stringify(bomb.error));
+      await assertHealthy();
+    });
+
+    it("a busy loop left running after run() returned is stopped, and its CPU counts as the account's compute time", async () => {
+      const account = await app.newAccount();
+      const runAs = (code: string) => run(code, { user: account.id });
+      const id = `module.exports = { run() { this.$emit(globalThis.runnerId ??= Math.random()); } };`;
+      const burner = await runAs(`module.exports = { run() {
+        globalThis.runnerId ??= Math.random();
+        setInterval(() => { const end = Date.now() + 100; while (Date.now() < end) {} }, 0);
+        this.$emit(globalThis.runnerId);
+      } };`);
+      assert.equal(burner.error, undefined);
+      const computeMs = async () => Number((await account.api.get("/users/me")).body.data.daily_compute_time_used);
+      // The runner burns ~1 core while idle: past the 2 s budget it is replaced, and what it
+      // burnt is counted.
+      let counted = await computeMs();
+      for (let settled = 0, deadline = Date.now() + 20_000; settled < 2; ) {
+        assert.ok(Date.now() < deadline, `the idle runner was not stopped (counted ${counted} ms)`);
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        const now = await computeMs();
+        settled = now === counted && now >= 1500 ? settled + 1 : 0;
+        counted = now;
+      }
+      assert.ok(counted >= 1500 && counted < 10_000, `counted ${counted} ms of idle compute`);
+      const next = await runAs(id);
+      assert.notEqual(next.emits[0]?.event, burner.emits[0]?.event, "the next execution ran in a new runner");
+    });
+
     it("no child processes, no worker threads, no file reads outside the runner's folders", async () => {
       const dataFile = join(app.config.dataDir, "sluice.db");
       // In the sandbox a folder that is not bound in is not there at all (ENOENT); a data

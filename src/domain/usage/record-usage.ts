@@ -25,18 +25,19 @@ interface Tally {
   computeMs: number;
 }
 
-export async function recordUsage(db: Kysely<Database>, userId: string, nowMs: number, computeMs: number): Promise<void> {
+/** Counts `invocations` executions (one by default; none for CPU used between executions). */
+export async function recordUsage(db: Kysely<Database>, userId: string, nowMs: number, computeMs: number, invocations = 1): Promise<void> {
   const day = utcDay(nowMs);
   const ms = Math.max(0, Math.round(computeMs));
   const scope = scopeOf(db);
   if (!scope) {
-    await addUsage(db, userId, day, 1, ms);
+    await addUsage(db, userId, day, invocations, ms);
     return;
   }
   const key = `usage:${userId}:${day}`;
   let tally = scope.memo.get(key) as Tally | undefined;
   if (!tally) scope.memo.set(key, (tally = { invocations: 0, computeMs: 0 }));
-  tally.invocations += 1;
+  tally.invocations += invocations;
   tally.computeMs += ms;
   const counted = tally;
   // Nothing in the transaction reads the counter: on PostgreSQL it goes with the other

@@ -1,18 +1,20 @@
 // CPU a runner uses while no execution is in it: timers and loops user code left behind
 // after run() returned. The pool marks each runner busy when it sends work and idle when
-// the work is done; CPU between idle and busy is reported as idle CPU, to be counted as the
-// account's compute time (and a runner past a budget replaced). Only idle runners are
-// sampled, by one timer for all of them, so an account's steady traffic costs nothing extra;
-// the marks themselves read the CPU time unless the pool passes a reading it already made.
+// the work is done; the CPU an idle runner uses from one sample to the next is reported as
+// idle CPU, to be counted as the account's compute time (and a runner past a budget
+// replaced). Only idle runners are sampled, by one timer for all of them, and the marks read
+// nothing: they happen at every batch on the ingest path. So a spell shorter than the
+// interval goes unmeasured — a runner burning CPU between executions delays those
+// executions instead, which their own time counts.
 export interface CpuSource {
   cpuMs(): number;
 }
 
 export interface IdleCpuMeter {
-  /** An execution starts: the idle spell ends (its CPU up to `cpuMsNow` is reported). */
-  busy(cpuMsNow?: number): void;
-  /** No execution is in the runner any more, from `cpuMsNow` on. */
-  idle(cpuMsNow?: number): void;
+  /** An execution starts: the idle spell ends (what it used since its last sample is not counted). */
+  busy(): void;
+  /** No execution is in the runner any more: sampled from the next tick on. */
+  idle(): void;
   /** Idle CPU reported so far, in ms. */
   idleCpuMs(): number;
   /** The runner is gone: no more sampling. */
@@ -39,7 +41,8 @@ export interface IdleCpuSamplerOptions {
 interface Tracked {
   runner: CpuSource;
   onIdleCpu(deltaMs: number): void;
-  /** CPU time when the current idle spell was last sampled; undefined while busy. */
+  idle: boolean;
+  /** CPU time at the idle spell's last sample; undefined until its first. */
   idleFrom: number | undefined;
   total: number;
 }
@@ -50,37 +53,35 @@ export function createIdleCpuSampler(options: IdleCpuSamplerOptions = {}): IdleC
   const tracked = new Set<Tracked>();
   let timer: NodeJS.Timeout | undefined;
 
-  /** Reports the idle CPU since the last sample, up to `now`. */
-  function settle(entry: Tracked, now: number): void {
-    if (entry.idleFrom === undefined) return;
-    const delta = now - entry.idleFrom;
+  /** Reports the idle CPU of an idle runner since its last sample. */
+  function sample(entry: Tracked): void {
+    const now = entry.runner.cpuMs();
+    const from = entry.idleFrom;
     entry.idleFrom = now;
-    if (delta <= 0) return;
-    entry.total += delta;
-    entry.onIdleCpu(delta);
+    if (from === undefined || now <= from) return;
+    entry.total += now - from;
+    entry.onIdleCpu(now - from);
   }
 
   function tick(): void {
-    for (const entry of tracked) if (entry.idleFrom !== undefined) settle(entry, entry.runner.cpuMs());
+    for (const entry of tracked) if (entry.idle) sample(entry);
   }
 
   return {
     track(runner, onIdleCpu) {
-      const entry: Tracked = { runner, onIdleCpu, idleFrom: undefined, total: 0 };
+      const entry: Tracked = { runner, onIdleCpu, idle: false, idleFrom: undefined, total: 0 };
       tracked.add(entry);
       if (!timer) {
         timer = timers.setInterval(tick, intervalMs);
         timer.unref?.();
       }
       return {
-        busy(cpuMsNow) {
-          if (entry.idleFrom === undefined) return;
-          settle(entry, cpuMsNow ?? runner.cpuMs());
+        busy() {
+          entry.idle = false;
           entry.idleFrom = undefined;
         },
-        idle(cpuMsNow) {
-          if (entry.idleFrom !== undefined) return;
-          entry.idleFrom = cpuMsNow ?? runner.cpuMs();
+        idle() {
+          entry.idle = true;
         },
         idleCpuMs: () => entry.total,
         untrack() {

@@ -188,9 +188,18 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
         if (errorCode(error) !== "ESRCH") watchInstead();
         return;
       }
-      for (const child of processTree(procRoot, pid, true).slice(1)) {
-        setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
-        await runnerCgroup.add(child).catch(() => undefined); // exited meanwhile
+      // A child forked before its parent moved is not born inside: list again after every
+      // round of moves until no new process shows up (one forked after its parent's move is
+      // born inside; one forked before it is listed by the next round).
+      const moved = new Set([pid]);
+      for (;;) {
+        const fresh = processTree(procRoot, pid, true).filter((member) => !moved.has(member));
+        if (fresh.length === 0) break;
+        for (const child of fresh) {
+          moved.add(child);
+          setOomScoreAdj(procRoot, child, OOM_SCORE_ADJ);
+          await runnerCgroup.add(child).catch(() => undefined); // exited meanwhile
+        }
       }
     };
     const ready = cgroup ? moveIn(cgroup) : Promise.resolve();

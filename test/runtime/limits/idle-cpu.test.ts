@@ -23,26 +23,34 @@ function handTimers() {
 }
 
 describe("idle CPU sampler", () => {
-  it("reports CPU used between idle() and busy(), sampled while idle, never while busy", () => {
+  it("reports CPU an idle runner used from one sample to the next, never while busy, and marks read nothing", () => {
     const { timers, options } = handTimers();
     const sampler = createIdleCpuSampler({ intervalMs: 1000, timers: options });
     let cpu = 40; // starting up
+    let reads = 0;
     const reported: number[] = [];
-    const meter = sampler.track({ cpuMs: () => cpu }, (delta) => reported.push(delta));
+    const meter = sampler.track({ cpuMs: () => (reads++, cpu) }, (delta) => reported.push(delta));
     timers.tick!();
     assert.deepEqual(reported, [], "a new runner is busy until marked idle");
-    meter.idle(100);
+    meter.idle();
+    meter.busy();
+    meter.idle();
+    assert.equal(reads, 0, "marking busy and idle reads no CPU figure");
+    cpu = 100;
+    timers.tick!(); // the spell's first sample: its baseline
     cpu = 150;
     timers.tick!();
     timers.tick!(); // nothing more used
-    meter.busy(170);
+    cpu = 170;
+    meter.busy(); // the 20 ms since the last sample are not counted
     cpu = 900; // an execution: not idle CPU
     timers.tick!();
-    meter.idle(); // reads the figure itself
+    meter.idle();
+    timers.tick!();
     cpu = 905;
-    meter.busy();
-    assert.deepEqual(reported, [50, 20, 5]);
-    assert.equal(meter.idleCpuMs(), 75);
+    timers.tick!();
+    assert.deepEqual(reported, [50, 5]);
+    assert.equal(meter.idleCpuMs(), 55);
     meter.untrack();
     assert.equal(timers.cleared, 1, "no timer is left once no runner is tracked");
     sampler.close();
