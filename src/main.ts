@@ -50,6 +50,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const ctx: Ctx = { db: store.db, dialect: store.dialect, clock: options.clock ?? systemClock, logger, config };
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
   const runner = createComponentRunner(runnerSettings(config));
+  await runner.ready;
   const mailer = createMailer(config, logger);
   const services: Services = { ctx, store, queue, runner, mailer };
   const tasks: BackgroundTask[] = [];

@@ -6,6 +6,14 @@
 export const ADDRESS_HEADER = "x-sluice-address";
 export const PORT_HEADER = "x-sluice-port";
 export const FAMILY_HEADER = "x-sluice-family";
+/**
+ * On CONNECT, `x-sluice-ack: 1` asks the proxy to hold the server's bytes until the client
+ * sends ACK_BYTE (which the proxy drops) after reading the 200. A client that hands its socket
+ * over to another reader on `connect` (http2 takes the socket's handle) then never reads the
+ * server's first bytes together with the proxy's answer.
+ */
+export const ACK_HEADER = "x-sluice-ack";
+export const ACK_BYTE = 0x06;
 /** On a failure: the cause as a Node error code (EGRESS_REFUSED, ENOTFOUND, ECONNREFUSED…). */
 export const ERROR_HEADER = "x-sluice-egress-error";
 /** On a failure: the step that failed, named like Node's `syscall` (getaddrinfo, connect…). */

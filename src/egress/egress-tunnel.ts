@@ -6,7 +6,7 @@ import type { LookupAddress } from "node:dns";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { badRequest, failureOf, rawFailureResponse, type EgressFailure } from "./egress-failure.js";
-import { ADDRESS_HEADER, FAMILY_HEADER, PORT_HEADER } from "./egress-protocol.js";
+import { ACK_BYTE, ACK_HEADER, ADDRESS_HEADER, FAMILY_HEADER, PORT_HEADER } from "./egress-protocol.js";
 import { connectHost, parseAuthority, pinnedLookup, resolveTarget, type LookupFunction } from "./egress-target.js";
 
 export interface TunnelSettings {
@@ -75,8 +75,26 @@ export async function handleConnect(settings: TunnelSettings, req: IncomingMessa
   if (client.destroyed) return void upstream.destroy();
   const family = upstream.remoteFamily === "IPv6" ? 6 : 4;
   client.write(`HTTP/1.1 200 Connection Established\r\n${ADDRESS_HEADER}: ${upstream.remoteAddress}\r\n${PORT_HEADER}: ${upstream.remotePort}\r\n${FAMILY_HEADER}: ${family}\r\n\r\n`);
-  if (head.length > 0) upstream.write(head);
-  client.pipe(upstream);
-  upstream.pipe(client);
+  const relay = (first: Buffer) => {
+    if (first.length > 0) upstream.write(first);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  };
+  if (req.headers[ACK_HEADER] !== "1") return relay(head);
+  awaitAck(client, head, relay);
+}
+
+/** Waits for the client's ACK_BYTE (the first byte after its request), then relays the rest. */
+function awaitAck(client: Duplex, head: Buffer, relay: (first: Buffer) => void): void {
+  const check = (chunk: Buffer) => {
+    if (chunk[0] === ACK_BYTE) relay(chunk.subarray(1));
+    else client.destroy();
+  };
+  if (head.length > 0) return check(head);
+  client.once("data", (chunk: Buffer) => {
+    client.pause();
+    check(chunk);
+  });
   client.resume();
 }

@@ -6,7 +6,8 @@ export function permissionFlags(readPaths: string[]): string[] {
   const flags = [known.has("--permission") ? "--permission" : "--experimental-permission"];
   for (const path of readPaths) flags.push(`--allow-fs-read=${path}`);
   // Node versions whose permission model also covers the network would otherwise refuse all
-  // of it; outbound network of user code is governed by the egress guard instead.
+  // of it, the runner's connections to the egress proxy's Unix socket included; outbound
+  // network of user code is governed by the egress proxy instead.
   if (known.has("--allow-net")) flags.push("--allow-net");
   return flags;
 }

@@ -106,6 +106,8 @@ describe("egress proxy", () => {
   let echo: net.Server;
   let echoPort: number;
   let echoConnections = 0;
+  let banner: net.Server;
+  let bannerPort: number;
   let web: http.Server;
   let webPort: number;
   const proxies: EgressProxy[] = [];
@@ -124,6 +126,13 @@ describe("egress proxy", () => {
     });
     await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
     echoPort = (echo.address() as AddressInfo).port;
+    // A server that speaks first (SMTP, PostgreSQL's SSL answer, SSH, an h2c SETTINGS frame).
+    banner = net.createServer((socket) => {
+      socket.write("banner;");
+      socket.pipe(socket);
+    });
+    await new Promise<void>((resolve) => banner.listen(0, "127.0.0.1", resolve));
+    bannerPort = (banner.address() as AddressInfo).port;
     web = http.createServer((req, res) => res.end(`${req.method} ${req.url} host=${req.headers.host} proxy-connection=${req.headers["proxy-connection"] ?? "-"}`));
     await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
     webPort = (web.address() as AddressInfo).port;
@@ -131,6 +140,7 @@ describe("egress proxy", () => {
   after(async () => {
     for (const started of proxies) await started.close();
     echo.close();
+    banner.close();
     web.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -174,6 +184,28 @@ describe("egress proxy", () => {
     // Half-close travels through: the echo server ends, and so does the tunnel.
     socket.end();
     await new Promise((resolve) => socket.on("close", resolve));
+  });
+
+  it("with x-sluice-ack, holds the server's first bytes until the client's ack byte, which it drops", async () => {
+    const { socketPath } = await proxy({ allowPrivateEgress: true });
+    const request = `CONNECT 127.0.0.1:${bannerPort} HTTP/1.1\r\nx-sluice-ack: 1\r\n\r\n`;
+    const tunnel = await exchange(socketPath, request, replyEnded);
+    assert.equal(tunnel.status, 200);
+    let after = "";
+    tunnel.socket.on("data", (chunk) => (after += chunk.toString("latin1")));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(tunnel.body, "", "nothing follows the answer before the ack");
+    assert.equal(after, "");
+    tunnel.socket.write("\x06hello;");
+    const deadline = Date.now() + 5000;
+    while (!after.endsWith("banner;hello;") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(after, "banner;hello;");
+    tunnel.socket.destroy();
+    // Anything but the ack byte first closes the tunnel.
+    const wrong = await exchange(socketPath, request, replyEnded);
+    const closedTunnel = new Promise((resolve) => wrong.socket.on("close", resolve));
+    wrong.socket.write("hello");
+    await closedTunnel;
   });
 
   it("names each failure: DNS, connection refused, timeout", async () => {

@@ -1,15 +1,15 @@
 // Entry of a runner child process (started by src/runtime/process-pool.ts with Node's
-// permission model and an empty environment). It hardens the process, installs the egress
-// guard and the console capture, then serves requests from the service one at a time, in the order they came.
+// permission model and an empty environment). It hardens the process, sends its network
+// through the service's egress proxy, installs the console capture, then serves requests from
+// the service one at a time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
-import { installEgressGuard } from "./egress.js";
+import { egressSettings, installEgressGuard } from "./egress.js";
 import { errorData } from "./execute.js";
 import { harden } from "./harden.js";
 import { handlers } from "./handlers.js";
 import { InvalidComponentError } from "./load-component.js";
 import type { ChildMessage, RequestMessage } from "./protocol.js";
 
-const allowPrivate = process.argv.includes("--allow-private-egress");
 const sendMessage = process.send!.bind(process) as (message: ChildMessage) => boolean;
 // Without the service (its channel closed, even before this runner got going) there is no one
 // to work for; sending would only raise an error that is itself reported by sending.
@@ -19,7 +19,7 @@ const send = (message: ChildMessage): boolean => {
 };
 
 harden();
-installEgressGuard(allowPrivate);
+installEgressGuard(egressSettings(process.argv));
 installConsoleCapture();
 const identity = <T>(value: T): T => value;
 for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
