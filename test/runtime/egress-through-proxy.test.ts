@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { EgressResolver } from "../../src/egress/egress-dns.js";
 import type { LookupFunction } from "../../src/egress/egress-target.js";
+import { egressSettings } from "../../src/runtime/child/egress.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/contract.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
@@ -149,6 +150,20 @@ describe("user code's network through the egress proxy", () => {
       JSON.stringify([true, "127.0.0.1"]),
     ],
     ["http2 over TLS", `return h2get("https://localhost:" + ports.h2, { ca })`, "h2"],
+    [
+      "tls.connect over a socket still opening its tunnel",
+      `const raw = require("net").connect(ports.https, "127.0.0.1");
+       return await new Promise((ok, fail) => { const s = require("tls").connect({ socket: raw, servername: "sni.test", ca }, () => { ok(s.authorized); s.end(); }); s.on("error", fail); })`,
+      "true",
+    ],
+    [
+      "tls.connect over a connected socket (a STARTTLS-style upgrade)",
+      `return await new Promise((ok, fail) => {
+         const raw = require("net").connect(ports.https, "127.0.0.1", () => { const s = require("tls").connect({ socket: raw, servername: "sni.test", ca }, () => { ok(s.authorized); s.end(); }); s.on("error", fail); });
+         raw.on("error", fail);
+       })`,
+      "true",
+    ],
   ];
 
   it("with private egress allowed, http, fetch, http2 and net reach loopback servers", async () => {
@@ -224,6 +239,21 @@ describe("user code's network through the egress proxy", () => {
       const unix = await run(app, `return new Promise((ok, fail) => require("net").connect(${JSON.stringify(proxyPath)}).on("connect", ok).on("error", fail))`);
       assert.equal(unix.code, "EGRESS_REFUSED");
     }
+  });
+});
+
+describe("the runner's network settings", () => {
+  it("come from its arguments; in a bwrap sandbox (own network namespace) user code may listen", async () => {
+    assert.deepEqual(egressSettings(["node", "main.js", "--egress-proxy=/tmp/x/egress.sock", "--allow-private-egress", "--sandbox=bwrap"]), { proxyPath: "/tmp/x/egress.sock", allowPrivate: true, sandboxed: true });
+    assert.deepEqual(egressSettings(["node", "main.js"]), { proxyPath: undefined, allowPrivate: false, sandboxed: false });
+    const egressModule = new URL("../../src/runtime/child/egress.js", import.meta.url).href;
+    const script = (flags: string[]) =>
+      `import { egressSettings, installEgressGuard } from ${JSON.stringify(egressModule)}; import net from "node:net";
+       installEgressGuard(egressSettings(${JSON.stringify(flags)}));
+       try { const server = net.createServer().listen(0, "127.0.0.1", () => { console.log("listening"); server.close(); }); } catch (e) { console.log(e.code); }`;
+    const outcome = (flags: string[]) => execFileSync(process.execPath, ["--input-type=module", "-e", script(flags)], { encoding: "utf8" }).trim();
+    assert.equal(outcome(["--sandbox=bwrap"]), "listening");
+    assert.equal(outcome([]), "ERR_ACCESS_DENIED");
   });
 });
 

@@ -3,6 +3,7 @@
 // lookupService, callback and promise forms. The proxy refuses names resolving to forbidden
 // addresses, as it refuses to connect to them.
 import dns, { type LookupAddress } from "node:dns";
+import { isIP } from "node:net";
 import { EgressRefusedError } from "../../egress/egress-guard.js";
 import { DNS_LOOKUP_PATH, DNS_LOOKUP_SERVICE_PATH, DNS_RESOLVE_PATH, DNS_REVERSE_PATH, EGRESS_REFUSED, type DnsFailureBody } from "../../egress/egress-protocol.js";
 import type { ProxyAccess } from "./proxy-handshake.js";
@@ -76,8 +77,11 @@ export function installDnsEgress(proxy: ProxyAccess | undefined): void {
     checkString("hostname", hostname);
     const family = familyOf(options);
     const all = (options as { all?: boolean } | undefined)?.all === true;
-    // Node answers an empty name without asking anyone.
+    // Node answers an empty name and IP literals without asking anyone (listen() looks its
+    // host up too); connecting to the address is what the guard judges.
     if (!hostname) return Promise.resolve(all ? [] : { address: null, family: family === 6 ? 6 : 4 });
+    const literal = isIP(hostname);
+    if (literal) return Promise.resolve(all ? [{ address: hostname, family: literal }] : { address: hostname, family: literal });
     return lookupAll(hostname, family).then((addresses) => (all ? addresses : addresses[0]!));
   }
 
