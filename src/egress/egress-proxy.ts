@@ -51,12 +51,15 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false }, (req, res) => {
     res.on("error", () => res.destroy());
     const target = req.url ?? "";
-    if (target.startsWith("/")) {
-      if (req.method !== "GET") return respondFailure(res, { ...badRequest("DNS queries are GET requests"), status: 405 });
-      void handleDns({ allowPrivate, lookup, resolver }, new URL(target, "http://egress-proxy"), res);
-    } else {
-      void handleForward({ allowPrivate, lookup, connectTimeoutMs }, req, res).catch(() => res.destroy());
+    if (!target.startsWith("/")) return void handleForward({ allowPrivate, lookup, connectTimeoutMs }, req, res).catch(() => res.destroy());
+    if (req.method !== "GET") return respondFailure(res, { ...badRequest("DNS queries are GET requests"), status: 405 });
+    let url: URL;
+    try {
+      url = new URL(target, "http://egress-proxy");
+    } catch {
+      return respondFailure(res, badRequest("malformed request target"));
     }
+    void handleDns({ allowPrivate, lookup, resolver }, url, res).catch(() => res.destroy());
   });
   server.on("connection", track);
   server.on("connect", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -1,10 +1,9 @@
 // Unit tests of the egress proxy on a temporary Unix socket: CONNECT tunnels under the egress
-// guard, each failure cause named, hostile input answered without stopping the proxy, plain
-// HTTP forwarding and DNS answers. Names resolve through an injected lookup and resolver, so
-// no test sends anything beyond loopback.
+// guard, each failure cause named, hostile input answered without stopping the proxy, and
+// plain HTTP forwarding (DNS answers: egress-proxy-dns.test.ts). Names resolve through an
+// injected lookup, so no test sends anything beyond loopback.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import type { LookupAddress } from "node:dns";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -12,47 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createEgressProxy, type EgressProxy, type EgressProxyOptions } from "../../src/egress/egress-proxy.js";
-import type { EgressResolver } from "../../src/egress/egress-dns.js";
-import type { LookupFunction } from "../../src/egress/egress-target.js";
+import { fakeLookup, PUBLIC_ADDRESS } from "../helpers/fake-dns.js";
 
-const PUBLIC = "198.51.100.7"; // a documentation address: answered by the fake DNS, never dialled
-
-/** Fake DNS: names under .test resolve as listed, everything else is NXDOMAIN. */
-const NAMES: Record<string, LookupAddress[]> = {
-  "public.test": [{ address: PUBLIC, family: 4 }],
-  "loopback.test": [{ address: "127.0.0.1", family: 4 }],
-  "mixed.test": [
-    { address: PUBLIC, family: 4 },
-    { address: "10.0.0.1", family: 4 },
-  ],
-};
-const lookup: LookupFunction = (hostname, _options, callback) => {
-  const found = NAMES[hostname];
-  if (found) return void process.nextTick(callback, null, found);
-  const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
-  error.code = "ENOTFOUND";
-  process.nextTick(callback, error, []);
-};
-function dnsError(code: string, syscall: string, hostname: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${syscall} ${code} ${hostname}`), { code, syscall, hostname });
-}
-const resolver: EgressResolver = {
-  async resolve(hostname, rrtype) {
-    if (hostname === "mail.test" && rrtype === "MX") return [{ exchange: "mx.mail.test", priority: 10 }];
-    if (hostname === "loopback.test" && rrtype === "A") return ["127.0.0.1"];
-    throw dnsError("ENODATA", `query${rrtype === "ANY" ? "Any" : rrtype.charAt(0) + rrtype.slice(1).toLowerCase()}`, hostname);
+const lookup = fakeLookup({
+  addresses: {
+    "public.test": [{ address: PUBLIC_ADDRESS, family: 4 }],
+    "loopback.test": [{ address: "127.0.0.1", family: 4 }],
+    "mixed.test": [
+      { address: PUBLIC_ADDRESS, family: 4 },
+      { address: "10.0.0.1", family: 4 },
+    ],
   },
-  async resolve4(hostname) {
-    if (hostname === "public.test") return [{ address: PUBLIC, ttl: 60 }];
-    throw dnsError("ENOTFOUND", "queryA", hostname);
-  },
-  async resolve6(hostname) {
-    throw dnsError("ENOTFOUND", "queryAaaa", hostname);
-  },
-  async reverse(ip) {
-    return ip === PUBLIC ? ["public.test"] : [];
-  },
-};
+});
 
 interface Exchange {
   status: number;
@@ -113,7 +83,7 @@ describe("egress proxy", () => {
   const proxies: EgressProxy[] = [];
 
   async function proxy(options: Partial<EgressProxyOptions> = {}): Promise<EgressProxy> {
-    const started = await createEgressProxy({ socketPath: join(dir, `p${proxies.length}.sock`), allowPrivateEgress: false, lookup, resolver, ...options });
+    const started = await createEgressProxy({ socketPath: join(dir, `p${proxies.length}.sock`), allowPrivateEgress: false, lookup, ...options });
     proxies.push(started);
     return started;
   }
@@ -275,38 +245,6 @@ describe("egress proxy", () => {
     const forwarded = await exchange(allowing.socketPath, request);
     assert.equal(forwarded.status, 200);
     assert.equal(forwarded.body, `GET /path?q=1 host=127.0.0.1:${webPort} proxy-connection=-`);
-  });
-
-  it("answers DNS lookups under the guard, naming DNS failures", async () => {
-    const { socketPath } = await proxy();
-    const found = await dnsQuery(socketPath, "/dns/lookup?host=public.test&family=0");
-    assert.deepEqual(found.body, { addresses: [{ address: PUBLIC, family: 4 }] });
-    const private_ = await dnsQuery(socketPath, "/dns/lookup?host=mixed.test");
-    assert.equal(private_.status, 403);
-    assert.equal(private_.body.error.code, "EGRESS_REFUSED");
-    const missing = await dnsQuery(socketPath, "/dns/lookup?host=nowhere.test");
-    assert.equal(missing.status, 502);
-    assert.deepEqual([missing.body.error.code, missing.body.error.syscall], ["ENOTFOUND", "getaddrinfo"]);
-    const allowing = await proxy({ allowPrivateEgress: true });
-    const loopback = await dnsQuery(allowing.socketPath, "/dns/lookup?host=loopback.test");
-    assert.deepEqual(loopback.body, { addresses: [{ address: "127.0.0.1", family: 4 }] });
-  });
-
-  it("answers DNS queries by record type, reverse lookups, and refuses private answers", async () => {
-    const { socketPath } = await proxy();
-    const mx = await dnsQuery(socketPath, "/dns/resolve?host=mail.test&rrtype=MX");
-    assert.deepEqual(mx.body, { records: [{ exchange: "mx.mail.test", priority: 10 }] });
-    const ttl = await dnsQuery(socketPath, "/dns/resolve?host=public.test&rrtype=A&ttl=1");
-    assert.deepEqual(ttl.body, { records: [{ address: PUBLIC, ttl: 60 }] });
-    const loopback = await dnsQuery(socketPath, "/dns/resolve?host=loopback.test&rrtype=A");
-    assert.equal(loopback.status, 403);
-    const nodata = await dnsQuery(socketPath, "/dns/resolve?host=public.test&rrtype=TXT");
-    assert.equal(nodata.status, 502);
-    assert.deepEqual([nodata.body.error.code, nodata.body.error.syscall], ["ENODATA", "queryTxt"]);
-    const reverse = await dnsQuery(socketPath, `/dns/reverse?address=${PUBLIC}`);
-    assert.deepEqual(reverse.body, { hostnames: ["public.test"] });
-    const privateReverse = await dnsQuery(socketPath, "/dns/reverse?address=10.0.0.1");
-    assert.equal(privateReverse.body.error.code, "EGRESS_REFUSED");
   });
 
   it("ends open tunnels on close", async () => {

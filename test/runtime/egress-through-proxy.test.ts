@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import dgram from "node:dgram";
-import type { LookupAddress } from "node:dns";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
@@ -16,11 +15,10 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { EgressResolver } from "../../src/egress/egress-dns.js";
-import type { LookupFunction } from "../../src/egress/egress-target.js";
 import { egressSettings } from "../../src/runtime/child/egress.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/contract.js";
+import { fakeLookup, fakeResolver, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 interface Servers {
@@ -259,23 +257,13 @@ describe("the runner's network settings", () => {
 
 describe("DNS failures through the egress proxy are named as DNS failures", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-egress-dns-"));
-  const names: Record<string, LookupAddress[]> = { "public.test": [{ address: "198.51.100.7", family: 4 }] };
-  const lookup: LookupFunction = (hostname, _options, callback) => {
-    if (names[hostname]) return void process.nextTick(callback, null, names[hostname]);
-    process.nextTick(callback, Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
-  };
-  const resolver: EgressResolver = {
-    resolve: async (hostname, rrtype) => {
-      if (hostname === "mail.test" && rrtype === "MX") return [{ exchange: "mx.mail.test", priority: 5 }];
-      throw Object.assign(new Error(`query${rrtype} ENODATA ${hostname}`), { code: "ENODATA", syscall: `query${rrtype}`, hostname });
-    },
-    resolve4: async () => [],
-    resolve6: async () => [],
-    reverse: async () => [],
+  const dns: DnsTable = {
+    addresses: { "public.test": [{ address: PUBLIC_ADDRESS, family: 4 }] },
+    records: { "mail.test": { MX: [{ exchange: "mx.mail.test", priority: 5 }] } },
   };
   let runner: ComponentRunner;
   before(() => {
-    runner = createComponentRunner({ dataDir, runTimeoutSeconds: 10, runMemoryMb: 64, allowPrivateEgress: false, egress: { lookup, resolver } });
+    runner = createComponentRunner({ dataDir, runTimeoutSeconds: 10, runMemoryMb: 64, allowPrivateEgress: false, egress: { lookup: fakeLookup(dns), resolver: fakeResolver(dns) } });
   });
   after(async () => {
     await runner.close();
@@ -313,9 +301,9 @@ describe("DNS failures through the egress proxy are named as DNS failures", () =
     assert.deepEqual(answers.ok, {
       mx: [{ exchange: "mx.mail.test", priority: 5 }],
       viaResolver: [{ exchange: "mx.mail.test", priority: 5 }],
-      found: { address: "198.51.100.7", family: 4 },
+      found: { address: PUBLIC_ADDRESS, family: 4 },
       missing: ["ENOTFOUND", "getaddrinfo", "nowhere.test"],
-      nodata: ["ENODATA", "queryTXT"],
+      nodata: ["ENODATA", "queryTxt"],
     });
   });
 });

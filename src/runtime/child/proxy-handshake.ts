@@ -117,7 +117,8 @@ export function connectThroughProxy(socket: Socket, target: TunnelTarget, callba
       return true;
     }
     if (event === "ready" || event === "connect") return true;
-    if (event === "error" && !reachedProxy) return emit.call(this, event, proxyUnavailable(args[0]));
+    // Not reaching the proxy's socket is not the user's target refusing: say which it is.
+    if (event === "error" && !reachedProxy && (args[0] as NodeJS.ErrnoException)?.syscall === "connect") return emit.call(this, event, proxyUnavailable(args[0]));
     if (event === "close") restore();
     return emit.call(this, event, ...args);
   } as Socket["emit"];
