@@ -1,6 +1,7 @@
 // CONNECT host:port through the egress proxy: resolve and check the target, connect, answer
 // 200 with the address reached, then pipe both ways. Bytes the client sent after its request
-// header (before the answer) are forwarded first, once the upstream connection is open.
+// header (before the answer) are forwarded first, once the upstream connection is open. A
+// client asking for it (ACK_HEADER) gets the server's bytes only after its ack byte.
 import type { IncomingMessage } from "node:http";
 import type { LookupAddress } from "node:dns";
 import net from "node:net";
