@@ -67,6 +67,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     onIdleCompute: (userId, computeMs) => void recordIdleCompute({ ctx, input: { userId, computeMs } }),
   });
   logger.info(`user code runs with ${runner.isolation}`);
+  await runner.ready;
   const mailer = createMailer(config, logger);
   const services: Services = { ctx, store, queue, runner, mailer };
   const tasks: BackgroundTask[] = [];

@@ -1,10 +1,12 @@
 // The CodeRunner (contract.ts) over a pool of sandboxed runner processes. The service only
 // prepares files (fetching relative imports, installing npm packages); the code itself is
 // evaluated in a runner of the calling account, never in the service.
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
+import { createEgressProxy, type EgressProxyOptions } from "../egress/egress-proxy.js";
 import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./contract.js";
 import type { ChildExecuteResult } from "./child/execute.js";
@@ -25,7 +27,8 @@ const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** Folders and files a runner may read besides its account's module folder. */
 export function runnerCodePaths(): string[] {
   // The whole compiled runtime folder: the component child and the workflow steps (issue 5).
-  return [RUNTIME_DIR + "/", join(RUNTIME_DIR, "..", "egress", "egress-guard.js"), join(packageRoot(), "package.json")];
+  const egress = join(RUNTIME_DIR, "..", "egress");
+  return [RUNTIME_DIR + "/", join(egress, "egress-guard.js"), join(egress, "egress-protocol.js"), join(packageRoot(), "package.json")];
 }
 
 export interface ComponentRunner extends CodeRunner {
@@ -35,6 +38,10 @@ export interface ComponentRunner extends CodeRunner {
   sandbox: SandboxMode;
   /** One line on the sandbox and each runner's limits, for the log at start. */
   isolation: string;
+  /** The egress proxy's Unix socket, the runners' only way out (the sandbox binds its folder). */
+  egressProxyPath: string;
+  /** Settles once the egress proxy listens; rejects when it could not start. */
+  ready: Promise<void>;
 }
 
 export interface RunnerSettings {
@@ -53,6 +60,8 @@ export interface RunnerSettings {
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
+  /** Name resolution and timeouts of the egress proxy (tests answer DNS themselves). */
+  egress?: Partial<Pick<EgressProxyOptions, "lookup" | "resolver" | "connectTimeoutMs">>;
 }
 
 export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSettings {
@@ -84,8 +93,18 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const script = join(RUNTIME_DIR, "child", "main.js");
   const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
   registry.reapOrphans();
+  // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the
+  // uid of a sandboxed runner) may pass through it to the socket but not list it.
+  const egressDir = mkdtempSync(join(tmpdir(), "sluice-egress-"));
+  chmodSync(egressDir, 0o711);
+  const egressProxyPath = join(egressDir, "egress.sock");
+  // The socket is bound before this returns (listen binds synchronously), so runners started
+  // right away find it; `ready` reports a proxy that could not start.
+  const egress = createEgressProxy({ ...settings.egress, socketPath: egressProxyPath, allowPrivateEgress: settings.allowPrivateEgress });
+  const ready = egress.then(() => undefined);
+  ready.catch(() => {});
   const { limits } = settings;
-  const args = [`--limits=${JSON.stringify(limits)}`];
+  const args = [`--egress-proxy=${egressProxyPath}`, `--limits=${JSON.stringify(limits)}`];
   if (settings.allowPrivateEgress) args.push("--allow-private-egress");
   if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
   const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
@@ -105,7 +124,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     readPaths: (userId) => {
       const accountDir = modules.accountDir(userId);
       mkdirSync(accountDir, { recursive: true });
-      return [...codePaths, npm.dir + "/", accountDir + "/"];
+      return [...codePaths, npm.dir + "/", accountDir + "/", egressDir + "/"];
     },
   });
   const pool = createProcessPool({
@@ -138,6 +157,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     pool,
     sandbox: settings.sandbox.mode,
     isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
+    egressProxyPath,
+    ready,
 
     async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
       const entryPath = await modules.prepare({ userId, code, codeUrl });
@@ -174,11 +195,12 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
     executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
 
-
     async close() {
       await pool.close();
       idleCpuSampler.close();
       await processLimits.close();
+      await egress.then((proxy) => proxy.close(), () => undefined);
+      rmSync(egressDir, { recursive: true, force: true });
     },
   };
 }

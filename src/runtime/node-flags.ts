@@ -7,7 +7,8 @@ export function permissionFlags(readPaths: string[], writePaths: string[] = []):
   for (const path of readPaths) flags.push(`--allow-fs-read=${path}`);
   for (const path of writePaths) flags.push(`--allow-fs-read=${path}`, `--allow-fs-write=${path}`);
   // Node versions whose permission model also covers the network would otherwise refuse all
-  // of it; outbound network of user code is governed by the egress proxy and guard instead.
+  // of it, the runner's connections to the egress proxy's Unix socket included; outbound
+  // network of user code is governed by the egress proxy instead.
   if (known.has("--allow-net")) flags.push("--allow-net");
   return flags;
 }

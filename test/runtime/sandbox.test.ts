@@ -150,12 +150,14 @@ for (const dialect of DIALECTS) for (const { mode, skip } of SANDBOX_MODES) {
         `await fetch("http://[::ffff:127.0.0.1]:${loopbackPort}/")`,
         `await new Promise((ok, fail) => require("tls").connect({ port: ${loopbackPort}, host: "127.1" }).on("secureConnect", ok).on("error", fail))`,
         `await new Promise((ok, fail) => require("net").connect({ path: "/var/run/postgresql/.s.PGSQL.5432" }).on("connect", ok).on("error", fail))`,
-        `require("dgram").createSocket("udp4").send("x", ${loopbackPort}, "127.0.0.1")`,
       ];
       for (const body of cases) {
         const result = await run(attempt(body));
         assert.deepEqual(result.emits.map((e) => e.event), ["EGRESS_REFUSED"], body);
       }
+      // UDP is refused whatever the address: the egress proxy carries no datagrams.
+      const udp = await run(attempt(`require("dgram").createSocket("udp4").send("x", ${loopbackPort}, "127.0.0.1")`));
+      assert.deepEqual(udp.emits.map((e) => e.event), ["EGRESS_UDP_REFUSED"]);
       assert.equal(loopbackConnections, 0, "nothing reached the loopback server");
       await assertHealthy();
     });

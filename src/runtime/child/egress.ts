@@ -1,70 +1,50 @@
-// Every outbound connection of user code goes through the egress guard: net and tls (and so
-// http, https, http2, fetch/undici and WebSocket, which all end in net.Socket#connect) and
-// dgram. Literal IPs in any spelling are checked before connecting; names resolve through
-// the guarded lookup, which refuses forbidden addresses after resolution. Unix sockets and
-// inherited file descriptors are refused outright.
+// All network access of user code, installed before any user code loads. The only way out of
+// a runner is the egress proxy of the service (on a Unix socket whose path the runner gets as
+// --egress-proxy=<path>): TCP and TLS are tunnelled through it and DNS is answered by it (the
+// files named below). UDP is refused outright: the proxy carries no datagrams. Listening is
+// refused unless the runner is in its own network namespace (--sandbox=bwrap), where nothing
+// could reach the listener anyway.
 import dgram from "node:dgram";
+import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
-import { EgressRefusedError, guardedLookup, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "../../egress/egress-guard.js";
+import { installDnsEgress } from "./dns-egress.js";
+import { installNetEgress } from "./net-egress.js";
+import type { ProxyAccess } from "./proxy-handshake.js";
+import { installTlsEgress } from "./tls-egress.js";
 
-function connectOptions(args: unknown[]): Record<string, any> | undefined {
-  const first = args[0];
-  if (Array.isArray(first)) return first[0] as Record<string, any>; // net's normalized [options, cb]
-  if (first && typeof first === "object") return first as Record<string, any>;
-  return undefined;
+export interface EgressSettings {
+  /** The egress proxy's Unix socket; without it every connection fails. */
+  proxyPath?: string;
+  allowPrivate: boolean;
+  sandboxed: boolean;
 }
 
-export function installEgressGuard(allowPrivate: boolean): void {
-  const lookup = guardedLookup(allowPrivate);
-  const connect = net.Socket.prototype.connect as (...args: unknown[]) => net.Socket;
+export function egressSettings(argv: string[]): EgressSettings {
+  const value = (name: string) => argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
+  return { proxyPath: value("--egress-proxy") || undefined, allowPrivate: argv.includes("--allow-private-egress"), sandboxed: value("--sandbox") === "bwrap" };
+}
 
-  function refuse(socket: net.Socket, host: string, address?: string): net.Socket {
-    process.nextTick(() => socket.destroy(new EgressRefusedError(host, address)));
-    return socket;
-  }
-
-  net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: unknown[]) {
-    let options = connectOptions(args);
-    if (!options) {
-      // connect(port[, host][, cb]) or connect(path[, cb])
-      const [portOrPath, host] = args;
-      if (typeof portOrPath === "string" && !/^\d+$/.test(portOrPath)) return refuse(this, portOrPath);
-      options = { port: portOrPath, host: typeof host === "string" ? host : "localhost" };
-      args = [options, ...args.slice(typeof host === "string" ? 2 : 1)];
-    }
-    if (options.path !== undefined || options.fd !== undefined) return refuse(this, String(options.path ?? options.fd));
-    const host = String(options.host ?? "localhost");
-    const refused = refusedLiteralHost(host, allowPrivate);
-    if (refused) return refuse(this, host, refused.address);
-    // Always our lookup: a lookup passed by user code could map any name to a private address.
-    Object.defineProperty(options, "lookup", { value: lookup, writable: true, configurable: true, enumerable: true });
-    return connect.apply(this, args);
-  } as typeof net.Socket.prototype.connect;
-
-  // UDP: only literal, allowed addresses (names are refused unless private egress is allowed,
-  // since the address may come from a lookup that user code controls).
-  const check = (address: unknown) => {
-    if (allowPrivate) return;
-    const literal = typeof address === "string" ? normalizeHostLiteral(address) : undefined;
-    if (literal === undefined || isForbiddenAddress(literal)) throw new EgressRefusedError(String(address ?? "localhost"), literal);
+function denied(message: string, code: string): () => never {
+  return () => {
+    const error: NodeJS.ErrnoException = new Error(message);
+    error.code = code;
+    throw error;
   };
-  const send = dgram.Socket.prototype.send as (...args: unknown[]) => void;
-  dgram.Socket.prototype.send = function guardedSend(this: dgram.Socket, ...args: unknown[]) {
-    const rest = args.slice(1).filter((a) => typeof a !== "function");
-    const address = rest.find((a) => typeof a === "string");
-    let connected = false;
-    try {
-      this.remoteAddress();
-      connected = true;
-    } catch {
-      connected = false;
-    }
-    if (!connected) check(address);
-    return send.apply(this, args);
-  } as typeof dgram.Socket.prototype.send;
-  const udpConnect = dgram.Socket.prototype.connect as (...args: unknown[]) => void;
-  dgram.Socket.prototype.connect = function guardedUdpConnect(this: dgram.Socket, ...args: unknown[]) {
-    check(typeof args[1] === "string" ? args[1] : undefined);
-    return udpConnect.apply(this, args);
-  } as typeof dgram.Socket.prototype.connect;
+}
+
+export function installEgressGuard(settings: EgressSettings): void {
+  // Captured before patching: only the runtime's own code reaches the proxy's Unix socket.
+  const connect = net.Socket.prototype.connect as ProxyAccess["connect"];
+  const proxy = settings.proxyPath ? { path: settings.proxyPath, connect } : undefined;
+  installNetEgress(proxy, settings.allowPrivate);
+  installTlsEgress();
+  installDnsEgress(proxy);
+
+  const refuseUdp = denied("UDP is not available to user code", "EGRESS_UDP_REFUSED");
+  dgram.createSocket = refuseUdp as typeof dgram.createSocket;
+  for (const name of ["bind", "connect", "send"] as const) (dgram.Socket.prototype as unknown as Record<string, unknown>)[name] = refuseUdp;
+  if (!settings.sandboxed) net.Server.prototype.listen = denied("listening for connections is not available to user code", "ERR_ACCESS_DENIED") as typeof net.Server.prototype.listen;
+
+  // ESM imports of these modules (`import { lookup } from "node:dns"`) see the patched functions.
+  syncBuiltinESMExports();
 }

@@ -1,9 +1,10 @@
 // Entry of a runner child process (started by src/runtime/process-pool.ts with Node's
 // permission model and an empty environment, inside the OS sandbox when there is one). It opens
-// its channel to the service, hardens the process, installs the egress guard and the console
-// capture, then serves requests from the service one at a time, in the order they came.
+// its channel to the service, hardens the process, sends its network through the service's
+// egress proxy, installs the console capture, then serves requests from the service one at a
+// time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
-import { installEgressGuard } from "./egress.js";
+import { egressSettings, installEgressGuard } from "./egress.js";
 import { errorData } from "./execute.js";
 import { harden } from "./harden.js";
 import { handlers } from "./handlers.js";
@@ -11,7 +12,6 @@ import { InvalidComponentError } from "./load-component.js";
 import type { RequestMessage } from "./protocol.js";
 import { openServiceChannel } from "./service-channel.js";
 
-const allowPrivate = process.argv.includes("--allow-private-egress");
 // Requests arrive one per message or several in one (the pool's batches); they run one by one.
 const queue: RequestMessage[] = [];
 let current: number | undefined;
@@ -26,7 +26,7 @@ const send = channel.send;
 
 harden();
 // Only tests start a runner without it, to show that the OS sandbox alone stops what it guards.
-if (!process.argv.includes("--without-in-process-guard")) installEgressGuard(allowPrivate);
+if (!process.argv.includes("--without-in-process-guard")) installEgressGuard(egressSettings(process.argv));
 installConsoleCapture();
 const identity = <T>(value: T): T => value;
 for (const name of ["defineComponent", "defineSource", "defineApp", "defineAction"]) (globalThis as any)[name] = identity;
