@@ -2,7 +2,7 @@
 // each kind of target supplies to the one pipeline that serves both (receive-endpoint-request.ts).
 import type { IncomingHttpHeaders } from "node:http";
 import type { Ctx } from "../context.js";
-import type { JobQueue, NewJob } from "../../queue/contract.js";
+import type { JobQueue, NewJob } from "../../queue/job-queue.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 
 /** One request to a public endpoint, as read from the wire (body limit already applied). */

@@ -1,7 +1,7 @@
 // Sources as targets of public endpoints (/e/<key>, receive-endpoint-request.ts): found through
 // the runnable-source cache (the hot ingest path), run by a `source.run` job or, with
 // customResponse, at once. Their code receives {method, path, query, headers, bodyRaw, body}.
-import type { JobQueue } from "../../queue/contract.js";
+import type { JobQueue } from "../../queue/job-queue.js";
 import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { EndpointKind, EndpointRequest } from "../endpoints/endpoint-kind.js";
 import { jsonOrText } from "../endpoints/request-body.js";
