@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Ctx, ResourceKinds } from "./domain/context.js";
+import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
@@ -141,6 +142,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     resourceKinds: RESOURCE_KINDS,
     // Every new account gets its global error workflow.
     userCreatedHooks: [createErrorWorkflow],
+    ...newInProcessState(),
   };
 }
 

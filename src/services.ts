@@ -1,7 +1,7 @@
 // Everything the transports and workers need, built once by the composition root (main.ts).
 import type { Ctx } from "./domain/context.js";
 import type { Mailer } from "./mail/mailer.js";
-import type { JobQueue } from "./queue/contract.js";
+import type { JobQueue } from "./queue/job-queue.js";
 import type { ComponentRunner } from "./runtime/component-runner.js";
 import type { Store } from "./store/store.js";
 import type { WorkflowDeps } from "./domain/workflows/run-workflow.js";

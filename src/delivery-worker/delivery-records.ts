@@ -2,7 +2,7 @@
 import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
 import { completeJobs } from "../queue/complete-jobs.js";
-import type { JobLease } from "../queue/contract.js";
+import type { JobLease } from "../queue/job-queue.js";
 import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";
 import { newTimeOrderedId } from "../lib/ids.js";

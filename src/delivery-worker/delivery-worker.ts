@@ -4,12 +4,11 @@
 import type { Ctx } from "../domain/context.js";
 import { toError } from "../lib/errors.js";
 import { idPrefix } from "../lib/ids.js";
-import type { Job, JobQueue } from "../queue/contract.js";
+import type { Job, JobQueue } from "../queue/job-queue.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
 import type { Database, DeliveriesTable, WebhooksTable } from "../store/schema.js";
 import { DELIVERY_JOB } from "../domain/deliveries/delivery-job.js";
-import { onDeliveriesCommitted } from "../domain/deliveries/committed-deliveries.js";
 import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "../domain/deliveries/hops.js";
@@ -52,7 +51,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   const sender = options.sender ?? createThreadedWebhookSender({ allowPrivateEgress: ctx.config.allowPrivateEgress });
   const successes = successRecorder(ctx.db, () => ctx.clock.now());
   const deliveries = deliveryLoader(ctx.db);
-  const stopAnnouncements = onDeliveriesCommitted((rows) => deliveries.committed(rows));
+  const stopAnnouncements = ctx.committedDeliveries.listen((rows) => deliveries.committed(rows));
 
   async function run(job: Job): Promise<Result> {
     // The delivery and, for webhook listeners, the webhook of the same account; loaded

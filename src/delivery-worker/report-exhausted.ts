@@ -45,7 +45,7 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   await withDeliveryHops(delivery.hops + 1, () =>
     retryOnEventIdClash(() =>
       ctx.db.transaction().execute((trx) =>
-        appendEvents(trx, {
+        appendEvents(ctx, trx, {
           userId: delivery.user_id,
           emitterId: delivery.emitter_id,
           nowMs: ctx.clock.now(),

@@ -1,13 +1,16 @@
 // What every domain verb receives: its dependencies, passed explicitly (no env). The
-// composition root (main.ts) builds it once; a transaction runs verbs on a copy with its `db`.
+// composition root (main.ts) builds it once; a transaction runs verbs on a copy with its `db`
+// (the copy shares the context's in-process state: the same caches and listeners).
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
 import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
+import type { InProcessState } from "./in-process-state.js";
 
-export interface Ctx {
+/** No globals: what the domain remembers between calls is the context's (InProcessState). */
+export interface Ctx extends InProcessState {
   /** The database or an open transaction: verbs run the same inside or outside one. */
   db: Kysely<Database>;
   dialect: DialectName;

@@ -1,6 +1,7 @@
 // The public HTTP endpoints of sources (/e/<key>[/<path>]) and workflows (/w/<key>[/<path>]):
-// no API key, bodies up to 512 KB taken as raw bytes whatever their content type, and the
-// reply written from the response record user code gave.
+// no API key, bodies up to 512 KB taken as raw bytes whatever their content type, one pipeline
+// for both kinds (domain/endpoints/receive-endpoint-request.ts), and the reply written from
+// the response record user code gave or from the failure, as JSON, the same way for both.
 //
 // They are the ingest path the benchmarks measure (docs/architecture.md, "Performance targets"), so node:http serves them directly, in
 // front of Fastify (http-server.ts, ADR 0019): Fastify's request and reply objects, routing,
@@ -9,11 +10,15 @@
 // JSON from the same mapping (error-handler.ts), the same query-string parser, and a warning
 // in the log for every 5xx. A request this cannot take (an unknown method, no key) is left to
 // Fastify, which answers its JSON 404.
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { parse as parseQuery } from "fast-querystring";
 import type { Logger } from "pino";
+import type { EndpointKind, EndpointRequest } from "../domain/endpoints/endpoint-kind.js";
+import { ExecutionFailedError } from "../domain/endpoints/execution-failed.js";
+import { receiveEndpointRequest } from "../domain/endpoints/receive-endpoint-request.js";
 import { ServiceError } from "../lib/errors.js";
 import { newRequestId } from "../lib/ids.js";
+import { safeDecode } from "../lib/safe-decode.js";
 import type { HttpResponseRecord } from "../runtime/contract.js";
 import { internalErrorBody, serviceErrorReply } from "./error-handler.js";
 
@@ -22,27 +27,13 @@ export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;
 /** Longest endpoint key taken, as for the API's path parameters (app.ts, maxParamLength). */
 const MAX_KEY_LENGTH = 256;
 
-export interface PublicRequest {
-  method: string;
-  /** The path segment after the prefix, decoded. */
-  key: string;
-  /** What follows the key in the path, as sent: "/" at least. */
-  rawPath: string;
-  /** The path and query string as sent. */
-  url: string;
-  query: Record<string, unknown>;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  clientIp: string;
-}
-
 export interface PublicEndpoint {
   /** "/e/" or "/w/". */
   prefix: string;
   /** Methods answered; any when absent. */
   methods?: ReadonlySet<string>;
-  /** The reply to one request; a ServiceError thrown becomes its JSON error. */
-  handle(request: PublicRequest): Promise<HttpResponseRecord>;
+  /** The targets addressed under the prefix by their endpoint key. */
+  kind: EndpointKind<unknown>;
 }
 
 /** Serves a request addressed to one of `endpoints` and returns true; false leaves it to Fastify. */
@@ -58,7 +49,7 @@ export function publicEndpointServer(endpoints: PublicEndpoint[], logger: Logger
   };
 }
 
-type Target = Pick<PublicRequest, "key" | "rawPath" | "query">;
+type Target = Pick<EndpointRequest, "key" | "rawPath" | "query">;
 
 function targetOf(url: string, prefix: string): Target | undefined {
   const q = url.indexOf("?");
@@ -71,22 +62,12 @@ function targetOf(url: string, prefix: string): Target | undefined {
   return { key, rawPath: slash < 0 ? "/" : rest.slice(slash), query: q < 0 ? {} : (parseQuery(url.slice(q + 1)) as Record<string, unknown>) };
 }
 
-/** decodeURIComponent, or undefined for a malformed escape. */
-export function safeDecode(text: string): string | undefined {
-  if (!text.includes("%")) return text; // the usual key: nothing to decode, nothing to throw
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
 async function serve(endpoint: PublicEndpoint, target: Target, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
   const requestId = newRequestId();
   let record: HttpResponseRecord;
   try {
     const body = await readBody(req, PUBLIC_ENDPOINT_BODY_LIMIT);
-    record = await endpoint.handle({ method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
+    record = await receiveEndpointRequest(endpoint.kind, { method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
   } catch (error) {
     record = errorRecord(error, requestId, logger);
   }
@@ -118,11 +99,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** The answer to a request that failed, the same for every kind of endpoint. */
 function errorRecord(error: unknown, requestId: string, logger: Logger): HttpResponseRecord {
   if (error instanceof ServiceError) {
     const { status, headers, body } = serviceErrorReply(error);
     return { status, headers, body: { kind: "json", value: body } };
   }
+  if (error instanceof ExecutionFailedError) return { status: 500, headers: {}, body: { kind: "json", value: { error: error.message, code: error.code } } };
   logger.error({ err: error }, "unhandled error");
   return { status: 500, headers: {}, body: { kind: "json", value: internalErrorBody(requestId) } };
 }

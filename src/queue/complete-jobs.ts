@@ -3,7 +3,7 @@
 // holder, which runs it again: at least once).
 import type { Kysely } from "kysely";
 import type { Database } from "../store/schema.js";
-import type { JobLease } from "./contract.js";
+import type { JobLease } from "./job-queue.js";
 
 export async function completeJobs(db: Kysely<Database>, leases: readonly JobLease[]): Promise<void> {
   if (leases.length === 0) return;

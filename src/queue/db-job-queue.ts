@@ -8,7 +8,7 @@ import type { Clock } from "../lib/clock.js";
 import { toError } from "../lib/errors.js";
 import { randomString } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
-import type { HandleOptions, Job, JobHandler, JobLease, JobQueue, NewJob } from "./contract.js";
+import type { HandleOptions, Job, JobHandler, JobLease, JobQueue, NewJob } from "./job-queue.js";
 import { createBatcher } from "./batcher.js";
 import { completeJobs } from "./complete-jobs.js";
 import { enqueueJobs } from "./enqueue.js";

@@ -8,7 +8,7 @@ import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import { afterCommit, notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
-import type { NewJob } from "./contract.js";
+import type { NewJob } from "./job-queue.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
 import { encodeWakeSignal, signalJobsAdded, THIS_PROCESS, wakeSignalFor } from "./wake.js";
 

@@ -17,7 +17,7 @@ import type { Ctx } from "../domain/context.js";
 import { SOURCE_TIMER_JOB, type TimerJobPayload } from "../domain/sources/source-jobs.js";
 import { nextRunAfter } from "../domain/sources/timer-spec.js";
 import { toUnixSeconds } from "../lib/clock.js";
-import type { JobQueue, NewJob } from "../queue/contract.js";
+import type { JobQueue, NewJob } from "../queue/job-queue.js";
 
 export interface FireOptions {
   /** Most timers claimed in one transaction. */

@@ -3,7 +3,7 @@
 // Timers due within the lookahead are claimed early and queued for their due time, so a run
 // starts on time as long as the loop comes round (tick + a claim pass) within the lookahead.
 import type { Ctx } from "../domain/context.js";
-import type { JobQueue } from "../queue/contract.js";
+import type { JobQueue } from "../queue/job-queue.js";
 import { fireDueTimers } from "./fire-due-timers.js";
 
 export interface TimerLoop {

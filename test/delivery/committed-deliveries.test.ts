@@ -2,7 +2,6 @@
 // columns (committed-deliveries.ts), after the commit only, and never for a rollback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { onDeliveriesCommitted } from "../../src/domain/deliveries/committed-deliveries.js";
 import type { LoadedDelivery } from "../../src/delivery-worker/delivery-loader.js";
 import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import type { StoredEvent } from "../../src/domain/events/stored-event.js";
@@ -28,7 +27,7 @@ for (const dialect of DIALECTS) {
       hookId = res.body.data.id as string;
       emitter = newId("dc");
       await app.sluice.services.ctx.db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() }).execute();
-      stopListening = onDeliveriesCommitted((rows) => announced.push(rows));
+      stopListening = app.sluice.services.ctx.committedDeliveries.listen((rows) => announced.push(rows));
     });
     after(async () => {
       stopListening();
@@ -44,7 +43,7 @@ for (const dialect of DIALECTS) {
       announced.length = 0;
       const db = app.sluice.services.ctx.db;
       await inScopedTransaction(db, async (tx) => {
-        await fanOut(tx, events(3));
+        await fanOut(tx, events(3), { announce: app.sluice.services.ctx.committedDeliveries });
         assert.equal(announced.length, 0, "not before the commit");
       });
       assert.equal(announced.length, 1);
@@ -67,7 +66,7 @@ for (const dialect of DIALECTS) {
       announced.length = 0;
       await assert.rejects(
         inScopedTransaction(app.sluice.services.ctx.db, async (tx) => {
-          await fanOut(tx, events(2));
+          await fanOut(tx, events(2), { announce: app.sluice.services.ctx.committedDeliveries });
           throw new Error("roll back");
         }),
         /roll back/,

@@ -18,6 +18,10 @@ import { inGroupTransaction } from "../../src/store/group-commit.js";
 import type { Database } from "../../src/store/schema.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { newInProcessState } from "../../src/domain/in-process-state.js";
+
+/** The in-process state appendEvents keeps up to date, as a context would hold it. */
+const state = newInProcessState();
 
 describe("combined deferred writes", () => {
   it("puts each write in a CTE with its parameters after the earlier ones, and NOTIFYs in the main select", () => {
@@ -86,7 +90,7 @@ for (const dialect of DIALECTS) {
         const nowMs = Date.now();
         const stored = await inGroupTransaction(db, async (tx) => {
           await recordUsage(tx, userId, nowMs, 12);
-          return appendEvents(tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }] });
+          return appendEvents(state, tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }] });
         });
 
         if (dialect === "postgres") {

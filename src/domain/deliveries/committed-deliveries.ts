@@ -11,16 +11,21 @@ import { afterCommit } from "../../store/transaction-scope.js";
 import type { LoadedDelivery } from "./loaded-delivery.js";
 
 type Listener = (deliveries: LoadedDelivery[]) => void;
-const listeners = new Set<Listener>();
 
-export function onDeliveriesCommitted(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+/** The announcements of one context (Ctx.committedDeliveries): its delivery worker listens. */
+export class CommittedDeliveries {
+  private readonly listeners = new Set<Listener>();
 
-export function announceOnCommit(db: Kysely<Database>, deliveries: LoadedDelivery[]): void {
-  if (listeners.size === 0 || deliveries.length === 0) return;
-  afterCommit(db, () => {
-    for (const listener of listeners) listener(deliveries);
-  });
+  listen(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Hands `deliveries` to the listeners once what `db` wrote is committed. */
+  announceOnCommit(db: Kysely<Database>, deliveries: LoadedDelivery[]): void {
+    if (this.listeners.size === 0 || deliveries.length === 0) return;
+    afterCommit(db, () => {
+      for (const listener of this.listeners) listener(deliveries);
+    });
+  }
 }

@@ -1,7 +1,7 @@
 // The queue job type that carries out one delivery; its payload is { deliveryId }. First sends
 // and re-sends build their jobs here, so both are scheduled the same way (one concurrency key
 // per listener).
-import type { NewJob } from "../../queue/contract.js";
+import type { NewJob } from "../../queue/job-queue.js";
 import type { DeliveriesTable } from "../../store/schema.js";
 
 export const DELIVERY_JOB = "delivery";

@@ -15,7 +15,7 @@ import { rowInserter } from "../../store/insert-rows.js";
 import { preparedQuery } from "../../store/prepared-query.js";
 import type { Database, DeliveriesTable } from "../../store/schema.js";
 import { scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
-import { announceOnCommit } from "./committed-deliveries.js";
+import type { CommittedDeliveries } from "./committed-deliveries.js";
 import type { LoadedDelivery } from "./loaded-delivery.js";
 import { deliveryJobs } from "./delivery-job.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
@@ -26,6 +26,8 @@ export interface FanOutOptions {
   now?: number;
   /** The subscriptions of the events' one emitter, when the caller read them already (listeningStatement). */
   listening?: Listening;
+  /** Where the deliveries are announced once committed (the context's); nowhere when absent. */
+  announce?: CommittedDeliveries;
 }
 
 export async function fanOut(db: Kysely<Database>, events: StoredEvent[], options: FanOutOptions = {}): Promise<void> {
@@ -80,7 +82,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
   for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, insertDeliveries.compile(db, deliveries.slice(i, i + 200)));
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
-  announceOnCommit(db, deliveries);
+  options.announce?.announceOnCommit(db, deliveries);
 }
 
 const insertDeliveries = rowInserter("deliveries", {

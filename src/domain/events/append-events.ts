@@ -16,7 +16,7 @@ import type { StoredEvent, StreamName } from "./stored-event.js";
 import { isUniqueViolation } from "../../store/unique-violation.js";
 import { storageOf } from "../../store/storage-dialect.js";
 import { onceBeforeCommit, scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
-import { forgetEmitterPages } from "./summary-page-cache.js";
+import type { InProcessState } from "../in-process-state.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
 
@@ -44,9 +44,12 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
     ),
 );
 
-export async function appendEvents(db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
+/** What appendEvents keeps up to date in the context: cached pages, emitters written here, announcements. */
+export type EventWriteState = Pick<InProcessState, "summaryPages" | "emittersWrittenHere" | "committedDeliveries">;
+
+export async function appendEvents(state: EventWriteState, db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
-  forgetEmitterPages(input.emitterId);
+  state.summaryPages.forgetEmitterPages(input.emitterId);
   const drafts = input.events.map((item) => draftOf(item, input.emitterId));
   const memo = scopeOf(db)?.memo;
   let keys: EventKey[];
@@ -57,15 +60,16 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     // subscriptions of the fan-out in one statement (insert-above-newest.ts).
     ({ keys, listening } = await insertAboveNewest(db, storage.insertEventsAboveNewest, input, drafts));
   } else {
-    let floor = await floorOf(db, storage.soleWriter, input.emitterId);
+    let floor = await floorOf(db, storage.soleWriter && state.emittersWrittenHere.has(input.emitterId), input.emitterId);
     keys = drafts.map(() => (floor = nextEventKey(input.nowMs, floor)));
     const rows = drafts.map((d, i) => ({ emitter_id: input.emitterId, ms: keys[i]!.ms, seq: keys[i]!.seq, id: formatEventId(keys[i]!), user_id: input.userId, stream: d.stream, event: d.json, metadata: d.metadataJson }));
     await insertEvents.execute(db, rows);
   }
   memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
   if (storage.soleWriter) {
-    if (storedHere.size >= 100_000) storedHere.clear();
-    storedHere.add(input.emitterId);
+    const writtenHere = state.emittersWrittenHere;
+    if (writtenHere.size >= 100_000) writtenHere.clear();
+    writtenHere.add(input.emitterId);
   }
   const stored: StoredEvent[] = drafts.map((d, i) => ({
     id: formatEventId(keys[i]!),
@@ -82,7 +86,7 @@ export async function appendEvents(db: Kysely<Database>, input: { userId: string
     // deferred writes (store/deferred-writes.ts), still inside the transaction.
     await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, () => writeBeforeCommit(db, trimStream.compile(db, input.emitterId, stream)));
   }
-  await fanOut(db, stored, { listening });
+  await fanOut(db, stored, { listening, announce: state.committedDeliveries });
   return stored;
 }
 
@@ -102,13 +106,14 @@ function draftOf(item: NewEvent, emitterId: string): Draft {
 
 const floorKey = (emitterId: string) => `floor:${emitterId}`;
 
-// As the database's only writer (SQLite), once this process stored an event of an emitter, every id
-// it makes later is higher (event-ids.ts), so the emitter's newest id need not be read again.
-const storedHere = new Set<string>();
-
-/** The emitter's newest stored id: read once per transaction, then kept by appendEvents. */
-async function floorOf(db: Kysely<Database>, soleWriter: boolean, emitterId: string): Promise<EventKey | undefined> {
-  if (storedHere.has(emitterId) && soleWriter) return undefined;
+/**
+ * The emitter's newest stored id: read once per transaction, then kept by appendEvents.
+ * As the database's only writer (SQLite), once this process stored an event of an emitter
+ * (`writtenHere`, Ctx.emittersWrittenHere), every id it makes later is higher (event-ids.ts),
+ * so the emitter's newest id need not be read again.
+ */
+async function floorOf(db: Kysely<Database>, writtenHere: boolean, emitterId: string): Promise<EventKey | undefined> {
+  if (writtenHere) return undefined;
   const memo = scopeOf(db)?.memo;
   if (memo?.has(floorKey(emitterId))) return memo.get(floorKey(emitterId)) as EventKey | undefined;
   const newest = (await newestOfEmitter(db, emitterId)).rows[0];

@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import { invalid } from "../../lib/errors.js";
 import type { Database } from "../../store/schema.js";
 import { parseEventId } from "./event-ids.js";
-import { forgetEmitterPages } from "./summary-page-cache.js";
+import type { SummaryPageCache } from "./summary-page-cache.js";
 
 export interface EventRange {
   startId?: string;
@@ -18,8 +18,8 @@ export function validateEventRange(range: EventRange): EventRange {
   return range;
 }
 
-export async function deleteEventRange(db: Kysely<Database>, emitterId: string, range: EventRange): Promise<number> {
-  forgetEmitterPages(emitterId);
+export async function deleteEventRange(pages: SummaryPageCache, db: Kysely<Database>, emitterId: string, range: EventRange): Promise<number> {
+  pages.forgetEmitterPages(emitterId);
   let query = db.deleteFrom("events").where("emitter_id", "=", emitterId);
   const start = range.startId ? parseEventId(range.startId) : undefined;
   const end = range.endId ? parseEventId(range.endId) : undefined;
@@ -30,7 +30,7 @@ export async function deleteEventRange(db: Kysely<Database>, emitterId: string, 
 }
 
 /** Every event of an emitter, as the emitter itself is deleted. */
-export async function deleteEmitterEvents(db: Kysely<Database>, emitterId: string): Promise<void> {
-  forgetEmitterPages(emitterId);
+export async function deleteEmitterEvents(pages: SummaryPageCache, db: Kysely<Database>, emitterId: string): Promise<void> {
+  pages.forgetEmitterPages(emitterId);
   await db.deleteFrom("events").where("emitter_id", "=", emitterId).execute();
 }

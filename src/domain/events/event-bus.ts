@@ -1,15 +1,21 @@
 // In-process wake-ups for live tails: after events commit, their emitter is announced so SSE
 // streams read them at once. Other processes' events are found by the streams' slow poll.
+// One bus per context (Ctx.liveEvents): an app hears only its own database's events.
 import { EventEmitter } from "node:events";
 
-const bus = new EventEmitter();
-bus.setMaxListeners(0);
+export class LiveEvents {
+  private readonly bus = new EventEmitter();
 
-export function announceEvents(emitterIds: Iterable<string>): void {
-  for (const id of new Set(emitterIds)) bus.emit(id);
-}
+  constructor() {
+    this.bus.setMaxListeners(0);
+  }
 
-export function onEvents(emitterId: string, listener: () => void): () => void {
-  bus.on(emitterId, listener);
-  return () => bus.off(emitterId, listener);
+  announce(emitterIds: Iterable<string>): void {
+    for (const id of new Set(emitterIds)) this.bus.emit(id);
+  }
+
+  listen(emitterId: string, listener: () => void): () => void {
+    this.bus.on(emitterId, listener);
+    return () => this.bus.off(emitterId, listener);
+  }
 }

@@ -6,7 +6,6 @@ import { preparedQuery } from "../../store/prepared-query.js";
 import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
 import { parseEventId } from "./event-ids.js";
 import { eventSummary, summaryPageJson, summaryPageObject, type EventRow, type EventSummary, type EventSummaryPage } from "./event-summary.js";
-import { cachedPage, generationOf, keepPage } from "./summary-page-cache.js";
 
 function cursorKey(cursor: string) {
   const [, id] = decodeCursor(cursor);
@@ -96,11 +95,11 @@ export async function readSummaryPage(args: PageArgs & { asObjects: boolean }): 
   // Cached pages stay true only while this process is the database's only writer.
   if (!ctx.storage.soleWriter) return { json: summaryPageJson(await listEventSummaries(args)) };
   const request = [args.table, args.stream, page.limit, page.after ?? "", page.before ?? "", args.expand ? 1 : 0].join("\u0000");
-  const hit = cachedPage(ctx.db, emitterId, userId, request);
+  const hit = ctx.summaryPages.cachedPage(ctx.db, emitterId, userId, request);
   if (hit !== undefined) return { json: hit };
-  const generation = generationOf(emitterId);
+  const generation = ctx.summaryPages.generationOf(emitterId);
   const json = summaryPageJson(await listEventSummaries(args));
-  keepPage(ctx.db, emitterId, userId, request, generation, json);
+  ctx.summaryPages.keepPage(ctx.db, emitterId, userId, request, generation, json);
   return { json };
 }
 

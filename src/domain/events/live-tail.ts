@@ -3,7 +3,6 @@
 // batches read after the last one sent, and an in-process wake-up says when to look.
 import type { Ctx } from "../context.js";
 import { streamOf } from "../subscriptions/event-name.js";
-import { onEvents } from "./event-bus.js";
 import { eventsAfter, newestEventId } from "./list-event-summaries.js";
 
 /** Events read per batch; a full batch means more may follow at once. */
@@ -22,6 +21,6 @@ export async function openEmitterTail(ctx: Ctx, emitterId: string, eventName: st
   return {
     startAfter: lastEventId || (await newestEventId(ctx, emitterId, stream)),
     fetchAfter: async (afterId) => (await eventsAfter({ ctx, emitterId, stream, afterId, limit: TAIL_BATCH })).map((s) => ({ id: s.id, data: s })),
-    subscribe: (wake) => onEvents(emitterId, wake),
+    subscribe: (wake) => ctx.liveEvents.listen(emitterId, wake),
   };
 }

@@ -6,6 +6,7 @@
 // every write of events goes through this folder and forgets the emitter's pages
 // (forgetEmitterPages), and a page read while its emitter was written is not kept (the
 // emitter's generation changed meanwhile). On PostgreSQL other processes write too: no cache.
+// One cache per context (Ctx.summaryPages), so per database.
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.js";
 
@@ -18,47 +19,49 @@ interface CachedPage {
   json: string;
 }
 
-/** Bumped on every write of an emitter's events (never reset, so a stale read cannot match). */
-const generations = new Map<string, number>();
-/** By emitter, then by page request; the Map's order makes the oldest emitter first out. */
-const pages = new Map<string, Map<string, CachedPage>>();
-let totalBytes = 0;
+export class SummaryPageCache {
+  /** Bumped on every write of an emitter's events (never reset, so a stale read cannot match). */
+  private readonly generations = new Map<string, number>();
+  /** By emitter, then by page request; the Map's order makes the oldest emitter first out. */
+  private readonly pages = new Map<string, Map<string, CachedPage>>();
+  private totalBytes = 0;
 
-export function generationOf(emitterId: string): number {
-  return generations.get(emitterId) ?? 0;
-}
+  generationOf(emitterId: string): number {
+    return this.generations.get(emitterId) ?? 0;
+  }
 
-/** Every write of an emitter's events calls this (in its transaction, before it commits). */
-export function forgetEmitterPages(emitterId: string): void {
-  generations.set(emitterId, generationOf(emitterId) + 1);
-  const cached = pages.get(emitterId);
-  if (!cached) return;
-  for (const page of cached.values()) totalBytes -= page.json.length;
-  pages.delete(emitterId);
-}
+  /** Every write of an emitter's events calls this (in its transaction, before it commits). */
+  forgetEmitterPages(emitterId: string): void {
+    this.generations.set(emitterId, this.generationOf(emitterId) + 1);
+    const cached = this.pages.get(emitterId);
+    if (!cached) return;
+    for (const page of cached.values()) this.totalBytes -= page.json.length;
+    this.pages.delete(emitterId);
+  }
 
-export function cachedPage(db: Kysely<Database>, emitterId: string, userId: string, request: string): string | undefined {
-  const cached = pages.get(emitterId);
-  const page = cached?.get(request);
-  // Another account asking for this emitter is told "not found" by the uncached path.
-  if (!page || page.db !== db || page.userId !== userId) return undefined;
-  pages.delete(emitterId); // most recently used: last out
-  pages.set(emitterId, cached!);
-  return page.json;
-}
+  cachedPage(db: Kysely<Database>, emitterId: string, userId: string, request: string): string | undefined {
+    const cached = this.pages.get(emitterId);
+    const page = cached?.get(request);
+    // Another account asking for this emitter is told "not found" by the uncached path.
+    if (!page || page.db !== db || page.userId !== userId) return undefined;
+    this.pages.delete(emitterId); // most recently used: last out
+    this.pages.set(emitterId, cached!);
+    return page.json;
+  }
 
-/** Keeps a page read at `generation`, unless the emitter was written since. */
-export function keepPage(db: Kysely<Database>, emitterId: string, userId: string, request: string, generation: number, json: string): void {
-  if (generationOf(emitterId) !== generation || json.length > MAX_PAGE_BYTES) return;
-  let cached = pages.get(emitterId);
-  if (!cached) pages.set(emitterId, (cached = new Map()));
-  const previous = cached.get(request);
-  if (previous) totalBytes -= previous.json.length;
-  cached.set(request, { db, userId, json });
-  totalBytes += json.length;
-  for (const [oldest, oldPages] of pages) {
-    if (totalBytes <= MAX_TOTAL_BYTES) break;
-    for (const page of oldPages.values()) totalBytes -= page.json.length;
-    pages.delete(oldest);
+  /** Keeps a page read at `generation`, unless the emitter was written since. */
+  keepPage(db: Kysely<Database>, emitterId: string, userId: string, request: string, generation: number, json: string): void {
+    if (this.generationOf(emitterId) !== generation || json.length > MAX_PAGE_BYTES) return;
+    let cached = this.pages.get(emitterId);
+    if (!cached) this.pages.set(emitterId, (cached = new Map()));
+    const previous = cached.get(request);
+    if (previous) this.totalBytes -= previous.json.length;
+    cached.set(request, { db, userId, json });
+    this.totalBytes += json.length;
+    for (const [oldest, oldPages] of this.pages) {
+      if (this.totalBytes <= MAX_TOTAL_BYTES) break;
+      for (const page of oldPages.values()) this.totalBytes -= page.json.length;
+      this.pages.delete(oldest);
+    }
   }
 }

@@ -6,7 +6,6 @@ import type { Ctx } from "../context.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
-import { announceEvents } from "../events/event-bus.js";
 import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
@@ -73,9 +72,9 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
       }
       await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too
-      return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
+      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
     }));
-    if (stored.length > 0) announceEvents([source.id]);
+    if (stored.length > 0) ctx.liveEvents.announce([source.id]);
     return result;
   });
 }
@@ -99,7 +98,7 @@ export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | 
 /** Records an $errors event without running the source (e.g. a run skipped over quota). */
 export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): Promise<void> {
   const stored = await retryOnEventIdClash(() =>
-    ctx.db.transaction().execute((tx) => appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] })),
+    ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] })),
   );
-  if (stored.length > 0) announceEvents([source.id]);
+  if (stored.length > 0) ctx.liveEvents.announce([source.id]);
 }

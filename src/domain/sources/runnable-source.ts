@@ -1,38 +1,22 @@
 // What running a source needs (its row's settings and its component's code), cached in
-// memory because the HTTP ingest path is hot. Updates and deletes in this process drop the
-// entry at once; entries also expire after a short time so other processes' changes show.
+// memory because the HTTP ingest path is hot (the cache is the context's, runnable-source-cache.ts).
+// Updates and deletes in this process drop the entry at once; entries also expire after a
+// short time so other processes' changes show.
 import type { Ctx } from "../context.js";
 import type { SavedComponent } from "../components/component.js";
 import { findComponent } from "../components/find-component.js";
-import type { ComponentMetadata } from "../../runtime/contract.js";
 import { DB, resolveProps } from "./source-props.js";
+import type { RunnableSource } from "./runnable-source-cache.js";
 import { intervalSecondsOf } from "./timer-spec.js";
+
+export type { RunnableSource };
 
 const TTL_MS = 2000;
 
-export interface RunnableSource {
-  id: string;
-  userId: string;
-  active: boolean;
-  endpointKey: string | null;
-  customResponse: boolean;
-  code: string;
-  codeUrl: string | undefined;
-  metadata: ComponentMetadata;
-  props: Record<string, unknown>;
-  /** Whether the component has a $.service.db prop (its executions then run one at a time). */
-  usesDb: boolean;
-  intervalSeconds: number | null;
-  loadedAt: number;
-}
-
-const byId = new Map<string, RunnableSource>();
-// Saved components never change (new code is a new component), so they need no expiry: a
-// source's periodic reload then reads only its own row.
-const components = new Map<string, SavedComponent>();
 const MAX_COMPONENTS = 1000;
 
 async function componentOf(ctx: Ctx, userId: string, componentId: string): Promise<SavedComponent> {
+  const { components } = ctx.runnableSources;
   const cached = components.get(componentId);
   if (cached && (cached.userId === null || cached.userId === userId)) return cached;
   const component = await findComponent({ ctx, actor: { userId }, idOrKey: componentId });
@@ -40,9 +24,9 @@ async function componentOf(ctx: Ctx, userId: string, componentId: string): Promi
   components.set(componentId, component);
   return component;
 }
-const idByEndpoint = new Map<string, string>();
 
-export function forgetSource(id: string): void {
+export function forgetSource(ctx: Ctx, id: string): void {
+  const { byId, idByEndpoint } = ctx.runnableSources;
   const cached = byId.get(id);
   if (cached?.endpointKey) idByEndpoint.delete(cached.endpointKey);
   byId.delete(id);
@@ -51,7 +35,7 @@ export function forgetSource(id: string): void {
 const fresh = (entry: RunnableSource | undefined) => entry && performance.now() - entry.loadedAt < TTL_MS;
 
 export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSource | undefined> {
-  const cached = byId.get(id);
+  const cached = ctx.runnableSources.byId.get(id);
   if (fresh(cached)) return cached;
   const row = await ctx.db
     .selectFrom("sources")
@@ -59,7 +43,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     .where("id", "=", id)
     .executeTakeFirst();
   if (!row) {
-    forgetSource(id);
+    forgetSource(ctx, id);
     return undefined;
   }
   const component = await componentOf(ctx, row.user_id, row.component_id);
@@ -83,14 +67,14 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
     loadedAt: performance.now(),
   };
-  forgetSource(id);
-  byId.set(id, entry);
-  if (entry.endpointKey) idByEndpoint.set(entry.endpointKey, id);
+  forgetSource(ctx, id);
+  ctx.runnableSources.byId.set(id, entry);
+  if (entry.endpointKey) ctx.runnableSources.idByEndpoint.set(entry.endpointKey, id);
   return entry;
 }
 
 export async function runnableByEndpoint(ctx: Ctx, endpointKey: string): Promise<RunnableSource | undefined> {
-  const knownId = idByEndpoint.get(endpointKey);
+  const knownId = ctx.runnableSources.idByEndpoint.get(endpointKey);
   if (knownId) {
     const entry = await runnableSource(ctx, knownId);
     if (entry?.endpointKey === endpointKey) return entry;

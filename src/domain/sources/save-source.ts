@@ -88,7 +88,7 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
   const next: SourcesTable = { ...current, ...columns, name, name_slug: slugify(name) };
   await ctx.db.updateTable("sources").set({ ...columns, name: next.name, name_slug: next.name_slug }).where("id", "=", id).execute();
-  forgetSource(id);
+  forgetSource(ctx, id);
   if (active) {
     const fresh = await runnableSource(ctx, id);
     if (fresh) await runHooks(deps, fresh, ["activate"]);
@@ -106,7 +106,7 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await tx.deleteFrom("sources").where("id", "=", id).where("user_id", "=", actor.userId).execute();
     await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
-    await deleteEmitterEvents(tx, id);
+    await deleteEmitterEvents(ctx.summaryPages, tx, id);
   });
-  forgetSource(id);
+  forgetSource(ctx, id);
 }

@@ -1,6 +1,6 @@
 // The events of one source of the account: summaries, queued deletion and live tail.
 import type { Actor, Ctx } from "../context.js";
-import type { JobQueue } from "../../queue/contract.js";
+import type { JobQueue } from "../../queue/job-queue.js";
 import type { PageRequest } from "../../store/paginate.js";
 import { validateEventRange, type EventRange } from "../events/delete-events.js";
 import { openEmitterTail, type LiveTail } from "../events/live-tail.js";

@@ -1,7 +1,7 @@
 // Background work of sources, run by workers from the durable queue: HTTP requests accepted
 // without a custom response, timer runs and event deletions; and the run a subscription's
 // delivery causes (runSourceForDelivery, the "dc" listener handler main.ts builds).
-import type { JobQueue } from "../../queue/contract.js";
+import type { JobQueue } from "../../queue/job-queue.js";
 import { deleteEventRange, type EventRange } from "../events/delete-events.js";
 import { quotaExceeded } from "../usage/quota.js";
 import { recordSourceError, runSource, type RunRequest, type SourceDeps } from "./run-source.js";
@@ -36,7 +36,7 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
   }, { perKeyConcurrency: TIMER_RUNS_PER_ACCOUNT });
   queue.handle(EVENTS_DELETE_JOB, async (job) => {
     const payload = job.payload as { emitterId: string } & EventRange;
-    await deleteEventRange(ctx.db, payload.emitterId, payload);
+    await deleteEventRange(ctx.summaryPages, ctx.db, payload.emitterId, payload);
   });
 }
 

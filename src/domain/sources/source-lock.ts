@@ -1,10 +1,8 @@
 // Executions of one source run one at a time, so none loses another's $.service.db writes:
 // a promise chain per source inside this process, and a lease on the source row (taken by
 // compare-and-set) across processes sharing one database. The lease expires on its own if
-// its holder dies.
+// its holder dies. The chains are the context's (Ctx.sourceLocks).
 import type { Ctx } from "../context.js";
-
-const chains = new Map<string, Promise<unknown>>();
 
 export interface LockedState {
   state: Record<string, unknown>;
@@ -13,6 +11,7 @@ export interface LockedState {
 
 /** Runs `fn` holding the source's lock; undefined when the source no longer exists. */
 export async function withSourceLock<T>(ctx: Ctx, sourceId: string, leaseMs: number, fn: (locked: LockedState) => Promise<T>): Promise<T | undefined> {
+  const chains = ctx.sourceLocks;
   const previous = chains.get(sourceId) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(() => holdLease(ctx, sourceId, leaseMs, fn));
   chains.set(sourceId, run);

@@ -5,9 +5,9 @@ import { ServiceError } from "../../lib/errors.js";
 import { utcDay } from "../users/billing-period.js";
 
 const PLAN_TTL_MS = 60_000;
-const plans = new Map<string, { plan: string; at: number }>();
 
 async function planOf(ctx: Ctx, userId: string): Promise<string | undefined> {
+  const { plans } = ctx.quotaMemo;
   const cached = plans.get(userId);
   if (cached && performance.now() - cached.at < PLAN_TTL_MS) return cached.plan;
   const row = await ctx.db.selectFrom("users").select("plan").where("id", "=", userId).executeTakeFirst();
@@ -26,12 +26,12 @@ export function secondsUntilQuotaReset(nowMs: number): number {
 // quotas at its last read; near a quota every request reads the exact figures.
 const FAR_BELOW = 0.9;
 const USAGE_TTL_MS = 1000;
-const farBelow = new Map<string, { day: string; at: number }>();
 
 /** A message saying which quota is exhausted, or undefined when the account may run. */
 export async function quotaExceeded(ctx: Ctx, userId: string): Promise<string | undefined> {
   const now = ctx.clock.now();
   const day = utcDay(now);
+  const { farBelow } = ctx.quotaMemo;
   const known = farBelow.get(userId);
   // Far below (which implies the free plan was read recently): nothing to wait for.
   if (known && known.day === day && performance.now() - known.at < USAGE_TTL_MS) return undefined;

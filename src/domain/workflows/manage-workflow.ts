@@ -53,7 +53,7 @@ export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Acto
   await ctx.db.transaction().execute(async (db) => {
     await db.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("listener_id", "=", id), eb("emitter_id", "=", id)])).execute();
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
-    await deleteEmitterEvents(db, id);
+    await deleteEmitterEvents(ctx.summaryPages, db, id);
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();
   });
 }

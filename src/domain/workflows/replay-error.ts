@@ -1,7 +1,7 @@
 // Replay (beyond the spec): run a workflow again on the original_event of one of its $errors
 // events. The run is queued like an accepted HTTP request, so the answer comes at once.
 import type { Actor, Ctx } from "../context.js";
-import type { JobQueue } from "../../queue/contract.js";
+import type { JobQueue } from "../../queue/job-queue.js";
 import { notFound } from "../../lib/errors.js";
 import { findOwnedWorkflow } from "./manage-workflow.js";
 import { WORKFLOW_RUN_JOB, type WorkflowRunJob } from "./run-workflow.js";

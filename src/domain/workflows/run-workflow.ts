@@ -4,14 +4,13 @@
 // steps asked for are sent by the service afterwards, to the account owner only.
 import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
-import type { JobQueue } from "../../queue/contract.js";
+import type { JobQueue } from "../../queue/job-queue.js";
 import type { HttpResponseRecord } from "../../runtime/contract.js";
 import type { WorkflowExecuteResult } from "../../runtime/workflow/contract.js";
 import type { Database, WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../deliveries/hops.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
-import { announceEvents } from "../events/event-bus.js";
 import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } from "./run-context.js";
 import { parseSteps } from "./workflow-view.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
@@ -81,13 +80,13 @@ export async function runWorkflow(
   await retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
     await input.inTransaction?.(db);
     await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
-    await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
+    await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
     if (toErrorWorkflow) {
       const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
       await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
     }
   }));
-  if (events.length > 0) announceEvents([workflow.id]);
+  if (events.length > 0) ctx.liveEvents.announce([workflow.id]);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
   return result;
 }
@@ -105,10 +104,10 @@ async function skipOverQuota(
   await retryOnEventIdClash(() =>
     ctx.db.transaction().execute(async (db) => {
       await input.inTransaction?.(db);
-      await appendEvents(db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
+      await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
     }),
   );
-  announceEvents([workflow.id]);
+  ctx.liveEvents.announce([workflow.id]);
   return { emits: [], logs: [], emails: [], stepResults: [], exited: false, error: failure, durationMs: 0 };
 }
 

@@ -1,0 +1,30 @@
+// The runnable sources a context remembers (runnable-source.ts reads and fills it): by id, by
+// endpoint key, and the saved components their code comes from.
+import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { SavedComponent } from "../components/component.js";
+
+export interface RunnableSource {
+  id: string;
+  userId: string;
+  active: boolean;
+  endpointKey: string | null;
+  customResponse: boolean;
+  code: string;
+  codeUrl: string | undefined;
+  metadata: ComponentMetadata;
+  props: Record<string, unknown>;
+  /** Whether the component has a $.service.db prop (its executions then run one at a time). */
+  usesDb: boolean;
+  intervalSeconds: number | null;
+  loadedAt: number;
+}
+
+export class RunnableSourceCache {
+  readonly byId = new Map<string, RunnableSource>();
+  readonly idByEndpoint = new Map<string, string>();
+  /**
+   * Saved components never change (new code is a new component), so they need no expiry: a
+   * source's periodic reload then reads only its own row.
+   */
+  readonly components = new Map<string, SavedComponent>();
+}
