@@ -6,6 +6,7 @@ import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
 import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
+import type { AuthCache } from "./users/auth-cache.js";
 
 export interface Ctx {
   /** The database or an open transaction: verbs run the same inside or outside one. */
@@ -20,6 +21,8 @@ export interface Ctx {
   resourceKinds: ResourceKinds;
   /** Work done in the transaction that makes an account (create-user.ts). */
   userCreatedHooks: readonly UserCreatedHook[];
+  /** API keys that authenticated in the last few seconds, in this process (users/auth-cache.ts). */
+  authCache: AuthCache;
 }
 
 /** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */
@@ -31,4 +34,6 @@ export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;
 /** The account a request acts for. */
 export interface Actor {
   userId: string;
+  /** The API key it authenticated with. */
+  keyId?: string;
 }

@@ -16,6 +16,9 @@ export interface ApiKeysTable {
   user_id: string;
   key_hash: string;
   key_hint: string;
+  name: string | null;
+  expires_at: number | null;
+  last_used_at: number | null;
   created_at: number;
 }
 

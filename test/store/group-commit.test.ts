@@ -15,6 +15,7 @@ import { inGroupTransaction } from "../../src/store/group-commit.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { onceBeforeCommit } from "../../src/store/transaction-scope.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { createAuthCache } from "../../src/domain/users/auth-cache.js";
 
 for (const dialect of DIALECTS) {
   describe(`grouped transactions [${dialect}]`, () => {
@@ -26,7 +27,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache() };
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {

@@ -16,6 +16,7 @@ import { migrations } from "../../src/store/migrations/index.js";
 import { decodeCursor, encodeCursor } from "../../src/store/paginate.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { createAuthCache } from "../../src/domain/users/auth-cache.js";
 
 describe("cursors", () => {
   it("round-trip the keys pagination makes", () => {
@@ -38,7 +39,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache() };
     });
     after(async () => {
       await store.close();
