@@ -9,6 +9,7 @@ import { newRequestId } from "../lib/ids.js";
 import type { Services } from "../services.js";
 import { requireAdminToken, requireApiKey } from "./auth.js";
 import { createAuthFailures } from "./auth-failures.js";
+import { createLiveTailSlots } from "./live-tail-slots.js";
 import { installErrorHandling } from "./error-handler.js";
 import { installJsonParser } from "./json-body.js";
 import { installProjection } from "./projection.js";
@@ -41,6 +42,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   }) as unknown as FastifyInstance;
+  app.decorate("liveTailSlots", createLiveTailSlots(config.maxSsePerAccount));
   // Hooks on every request take a callback, not a promise: cheaper on the hot paths.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);

@@ -66,6 +66,47 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe("live tails per account", () => {
+      let app: TestApp;
+      before(async () => {
+        app = await startTestApp(dialect, { maxSsePerAccount: 2 });
+      });
+      after(async () => app?.close());
+
+      it("past SLUICE_MAX_SSE_PER_ACCOUNT a tail is refused with a 429; closing one frees its slot", async () => {
+        const account = await app.newAccount();
+        const workflow = (await account.api.post("/workflows", { steps: [{ code: "export default { async run() {} };" }] })).body.data;
+        const open = async (path: string) => {
+          const controller = new AbortController();
+          const res = await fetch(`${app.baseUrl}${path}`, { headers: { authorization: `Bearer ${account.apiKey}` }, signal: controller.signal });
+          return { res, close: () => controller.abort() };
+        };
+        const first = await open(`/workflows/${workflow.id}/sse`);
+        const second = await open(`/workflows/${workflow.id}/sse`);
+        assert.equal(first.res.status, 200);
+        assert.equal(second.res.status, 200);
+        const third = await open(`/workflows/${workflow.id}/sse`);
+        assert.equal(third.res.status, 429);
+        const body = await third.res.json();
+        assert.equal(body.code, "LIMIT_EXCEEDED");
+        assert.match(body.error, /SLUICE_MAX_SSE_PER_ACCOUNT=2/);
+        assert.ok(third.res.headers.get("retry-after"));
+        const neighbour = await app.newAccount();
+        const theirs = (await neighbour.api.post("/workflows", { steps: [{ code: "export default { async run() {} };" }] })).body.data;
+        const neighbourTail = await fetch(`${app.baseUrl}/workflows/${theirs.id}/sse`, { headers: { authorization: `Bearer ${neighbour.apiKey}` } });
+        assert.equal(neighbourTail.status, 200, "other accounts have their own slots");
+        await neighbourTail.body?.cancel();
+
+        first.close();
+        let again = await open(`/workflows/${workflow.id}/sse`);
+        // The server notices the closed connection a moment later.
+        for (const deadline = Date.now() + 5_000; again.res.status === 429 && Date.now() < deadline; ) again = await open(`/workflows/${workflow.id}/sse`);
+        assert.equal(again.res.status, 200, "a closed tail frees its slot");
+        again.close();
+        second.close();
+      });
+    });
+
     describe("without SLUICE_TRUST_PROXY, X-Forwarded-For is ignored", () => {
       let app: TestApp;
       before(async () => {
