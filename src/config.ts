@@ -29,8 +29,6 @@ export interface Config {
   maxStreamsPerEmitter: number;
   /** Bytes of stored events an account may hold. */
   accountStorageBytes: number;
-  /** Deliveries, their attempts and $logs events older than this are pruned. */
-  deliveryRetentionDays: number;
   registryDir: string | undefined;
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
@@ -118,7 +116,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxSsePerAccount: int(env, "SLUICE_MAX_SSE_PER_ACCOUNT", 50, 1),
     maxStreamsPerEmitter: int(env, "SLUICE_MAX_STREAMS_PER_EMITTER", 20, 1),
     accountStorageBytes: int(env, "SLUICE_ACCOUNT_STORAGE_MB", 1024, 1) * 1024 * 1024,
-    deliveryRetentionDays: int(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, 1),
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",

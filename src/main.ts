@@ -8,6 +8,7 @@ import { assertSafeConfig, type Config } from "./config.js";
 import type { Ctx, ResourceKinds } from "./domain/context.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
 import { createAuthCache } from "./domain/users/auth-cache.js";
+import { createEventLimits } from "./domain/events/event-limits.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
 import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
@@ -138,6 +139,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     // Every new account gets its global error workflow.
     userCreatedHooks: [createErrorWorkflow],
     authCache: createAuthCache(),
+    eventLimits: createEventLimits(options.config, store.db),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
 import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
 import type { AuthCache } from "./users/auth-cache.js";
+import type { EventLimits } from "./events/event-limits.js";
 
 export interface Ctx {
   /** The database or an open transaction: verbs run the same inside or outside one. */
@@ -23,6 +24,8 @@ export interface Ctx {
   userCreatedHooks: readonly UserCreatedHook[];
   /** API keys that authenticated in the last few seconds, in this process (users/auth-cache.ts). */
   authCache: AuthCache;
+  /** What emitters and accounts may store, with this process's view of usage (events/event-limits.ts). */
+  eventLimits: EventLimits;
 }
 
 /** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */

@@ -18,6 +18,9 @@ import { inGroupTransaction } from "../../src/store/group-commit.js";
 import type { Database } from "../../src/store/schema.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { createEventLimits } from "../../src/domain/events/event-limits.js";
+import { loadConfig } from "../../src/config.js";
+
 
 describe("combined deferred writes", () => {
   it("puts each write in a CTE with its parameters after the earlier ones, and NOTIFYs in the main select", () => {
@@ -86,7 +89,7 @@ for (const dialect of DIALECTS) {
         const nowMs = Date.now();
         const stored = await inGroupTransaction(db, async (tx) => {
           await recordUsage(tx, userId, nowMs, 12);
-          return appendEvents(tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }] });
+          return appendEvents(tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }], limits: createEventLimits(loadConfig({}), store.db) });
         });
 
         if (dialect === "postgres") {

@@ -7,6 +7,7 @@ import type { JobQueue } from "../../queue/contract.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import { ACCEPTED_RESPONSE } from "../accepted-response.js";
 import { assertWithinQuota } from "../usage/quota.js";
+import { assertStorageAvailable } from "../usage/storage-quota.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import { runnableByEndpoint } from "./runnable-source.js";
 import { SOURCE_RUN_JOB } from "./source-jobs.js";
@@ -39,6 +40,7 @@ export async function receiveEndpointRequest(deps: SourceDeps & { queue: JobQueu
   const source = await runnableByEndpoint(ctx, deps.key);
   if (!source || !source.active || !source.endpointKey) throw notFound();
   await assertWithinQuota(ctx, source.userId);
+  await assertStorageAvailable(ctx, source.userId);
   const event = eventOf(deps.request);
   if (!source.customResponse) {
     // Requests accepted close together share a commit (group commit); each is answered only

@@ -5,6 +5,7 @@ import type { HttpResponseRecord } from "../../runtime/contract.js";
 import { notFound } from "../../lib/errors.js";
 import { runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
 import { assertWithinQuota } from "../usage/quota.js";
+import { assertStorageAvailable } from "../usage/storage-quota.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import { ACCEPTED_RESPONSE } from "../accepted-response.js";
 
@@ -45,6 +46,7 @@ export async function triggerWorkflowByHttp(deps: WorkflowDeps, request: Incomin
   const workflow = await ctx.db.selectFrom("workflows").selectAll().where("endpoint_key", "=", request.endpointKey).executeTakeFirst();
   if (!workflow || workflow.active !== 1) throw notFound();
   await assertWithinQuota(ctx, workflow.user_id);
+  await assertStorageAvailable(ctx, workflow.user_id);
   const event = requestEvent(request);
 
   if (workflow.custom_response !== 1) {

@@ -8,6 +8,7 @@ import * as workflows from "./005-workflows.js";
 import * as jobsByKey from "./006-jobs-by-key.js";
 import * as roomForUpdates from "./007-room-for-updates.js";
 import * as apiKeyLifecycle from "./008-api-key-lifecycle.js";
+import * as storageAccounting from "./009-storage-accounting.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "006-jobs-by-key": jobsByKey,
   "007-room-for-updates": roomForUpdates,
   "008-api-key-lifecycle": apiKeyLifecycle,
+  "009-storage-accounting": storageAccounting,
 };
