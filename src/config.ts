@@ -19,6 +19,16 @@ export interface Config {
   freeDailyInvocations: number;
   freeDailyComputeMs: number;
   apiRateLimitPerMinute: number;
+  /** Failed authentications (API keys, admin token) per client address and minute, then 429. */
+  authFailuresPerMinute: number;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Open live tails (SSE) per account. */
+  maxSsePerAccount: number;
+  /** Named streams one emitter may have besides the default stream, $errors and $logs. */
+  maxStreamsPerEmitter: number;
+  /** Bytes of stored events an account may hold. */
+  accountStorageBytes: number;
   registryDir: string | undefined;
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
@@ -41,6 +51,15 @@ export interface Config {
 export type SandboxSetting = "auto" | "bwrap" | "none";
 
 export class ConfigError extends Error {}
+
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+/** Refuses settings that would leave the service open: a short, guessable admin token. */
+export function assertSafeConfig(config: Pick<Config, "adminToken">): void {
+  if (config.adminToken !== undefined && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`SLUICE_ADMIN_TOKEN must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it has ${config.adminToken.length}); generate one with: openssl rand -hex 32`);
+  }
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -74,7 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "PORT", 8080);
   const host = env.HOST || "127.0.0.1";
   const publicHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  return {
+  const config: Config = {
     port,
     host,
     dataDir: resolve(env.SLUICE_DATA_DIR || "./data"),
@@ -92,6 +111,11 @@ export function loadConfig(env: Env = process.env): Config {
     freeDailyInvocations: int(env, "SLUICE_FREE_DAILY_INVOCATIONS", 10_000),
     freeDailyComputeMs: int(env, "SLUICE_FREE_DAILY_COMPUTE_MS", 30 * 60 * 1000),
     apiRateLimitPerMinute: int(env, "SLUICE_API_RATE_LIMIT_PER_MINUTE", 6000, 1),
+    authFailuresPerMinute: int(env, "SLUICE_AUTH_FAILURES_PER_MINUTE", 60, 1),
+    trustProxy: bool(env, "SLUICE_TRUST_PROXY"),
+    maxSsePerAccount: int(env, "SLUICE_MAX_SSE_PER_ACCOUNT", 50, 1),
+    maxStreamsPerEmitter: int(env, "SLUICE_MAX_STREAMS_PER_EMITTER", 20, 1),
+    accountStorageBytes: int(env, "SLUICE_ACCOUNT_STORAGE_MB", 1024, 1) * 1024 * 1024,
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
@@ -104,4 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     runMaxThreads: int(env, "SLUICE_RUN_MAX_THREADS", 128, 16),
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
   };
+  assertSafeConfig(config);
+  return config;
 }

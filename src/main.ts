@@ -4,10 +4,12 @@
 // and which job types the queue runs.
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import type { Config } from "./config.js";
+import { assertSafeConfig, type Config } from "./config.js";
 import type { Ctx, ResourceKinds } from "./domain/context.js";
 import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
+import { createAuthCache } from "./domain/users/auth-cache.js";
+import { createEventLimits } from "./domain/events/event-limits.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
 import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
@@ -56,6 +58,7 @@ export interface StartOptions {
 }
 
 export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
+  assertSafeConfig(config);
   const roles = options.roles ?? ALL_ROLES;
   const logger = options.logger ?? pino({ level: config.logLevel });
   const sandbox = options.sandbox ?? chooseSandbox(config.sandbox);
@@ -143,6 +146,8 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     // Every new account gets its global error workflow.
     userCreatedHooks: [createErrorWorkflow],
     ...newInProcessState(),
+    authCache: createAuthCache(),
+    eventLimits: createEventLimits(options.config, store.db),
   };
 }
 

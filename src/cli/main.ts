@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// The `sluice` command: `serve` runs the platform; `users create` makes an account directly
-// in the database, without the server running.
+// The `sluice` command: `serve` runs the platform; `users create` makes an account and
+// `users rotate-key` replaces its keys, directly in the database, without the server running.
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.js";
 import { ALL_ROLES, startSluice, type Role } from "../main.js";
 import { createUsersCommand } from "./users-create.js";
+import { rotateKeyCommand } from "./users-rotate-key.js";
 
 const USAGE = `usage:
   sluice serve [--role api|worker|scheduler|all]
-  sluice users create --username NAME --email ADDRESS [--plan free|paid]`;
+  sluice users create --username NAME --email ADDRESS [--plan free|paid]
+  sluice users rotate-key (--username NAME | --id u_…)`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { role: { type: "string", default: "all" } } });
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === "serve") return serve([sub, ...rest].filter((a): a is string => a !== undefined));
   if (command === "users" && sub === "create") return createUsersCommand(rest, loadConfig());
+  if (command === "users" && sub === "rotate-key") return rotateKeyCommand(rest, loadConfig());
   console.error(USAGE);
   process.exitCode = 2;
 }

@@ -50,6 +50,7 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
           emitterId: delivery.emitter_id,
           nowMs: ctx.clock.now(),
           events: [{ stream: "$errors", event }],
+          limits: ctx.eventLimits,
         }),
       ),
     ),

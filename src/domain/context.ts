@@ -8,6 +8,8 @@ import type { Clock } from "../lib/clock.js";
 import type { Database } from "../store/schema.js";
 import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
 import type { InProcessState } from "./in-process-state.js";
+import type { AuthCache } from "./users/auth-cache.js";
+import type { EventLimits } from "./events/event-limits.js";
 
 /** No globals: what the domain remembers between calls is the context's (InProcessState). */
 export interface Ctx extends InProcessState {
@@ -23,6 +25,10 @@ export interface Ctx extends InProcessState {
   resourceKinds: ResourceKinds;
   /** Work done in the transaction that makes an account (create-user.ts). */
   userCreatedHooks: readonly UserCreatedHook[];
+  /** API keys that authenticated in the last few seconds, in this process (users/auth-cache.ts). */
+  authCache: AuthCache;
+  /** What emitters and accounts may store, with this process's view of usage (events/event-limits.ts). */
+  eventLimits: EventLimits;
 }
 
 /** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */
@@ -34,4 +40,6 @@ export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;
 /** The account a request acts for. */
 export interface Actor {
   userId: string;
+  /** The API key it authenticated with. */
+  keyId?: string;
 }

@@ -7,7 +7,9 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { Logger } from "pino";
 import { newRequestId } from "../lib/ids.js";
 import type { Services } from "../services.js";
-import { bearerToken, requireAdminToken, requireApiKey } from "./auth.js";
+import { requireAdminToken, requireApiKey } from "./auth.js";
+import { createAuthFailures } from "./auth-failures.js";
+import { createLiveTailSlots } from "./live-tail-slots.js";
 import { installErrorHandling } from "./error-handler.js";
 import { installJsonParser } from "./json-body.js";
 import { installProjection } from "./projection.js";
@@ -23,7 +25,11 @@ import { publicEndpointServer } from "./public-endpoints.js";
 export const API_BODY_LIMIT = 5 * 1024 * 1024;
 
 export async function buildHttpApp(services: Services, logger: Logger): Promise<FastifyInstance> {
+  const config = services.ctx.config;
+  const authFailures = createAuthFailures(config.authFailuresPerMinute);
   const app: FastifyInstance = Fastify({
+    // request.ip: the client named by X-Forwarded-For only behind a proxy the operator vouches for.
+    trustProxy: config.trustProxy,
     // The public endpoints of sources and workflows are served in front of Fastify (ADR 0019).
     serverFactory: serverFactory(publicEndpointServer([sourceEndpoints(services), workflowEndpoints(services)], logger)),
     loggerInstance: logger as FastifyBaseLogger,
@@ -36,6 +42,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   }) as unknown as FastifyInstance;
+  app.decorate("liveTailSlots", createLiveTailSlots(config.maxSsePerAccount));
   // Hooks on every request take a callback, not a promise: cheaper on the hot paths.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -67,7 +74,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   await app.register(healthRoutes, { services });
   await app.register(
     async (scope) => {
-      requireAdminToken(scope, services.ctx.config.adminToken);
+      requireAdminToken(scope, config.adminToken, authFailures, () => services.ctx.clock.now());
       installNulGuard(scope, ["query", "body"]);
       await scope.register(adminRoutes, { services });
     },
@@ -75,15 +82,18 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   );
   await app.register(
     async (scope) => {
+      requireApiKey(scope, services, authFailures);
       await scope.register(rateLimit, {
-        max: services.ctx.config.apiRateLimitPerMinute,
+        max: config.apiRateLimitPerMinute,
         timeWindow: 60_000,
-        keyGenerator: (request) => bearerToken(request) ?? request.ip,
+        // Counted after authentication, per account: every key of an account shares one
+        // bucket, and a guessed key never gets a bucket of its own (failures are limited above).
+        hook: "preParsing",
+        keyGenerator: (request) => request.actor?.userId ?? request.ip,
         // Thrown by the plugin, so it must be an Error for the error handler to word it.
         errorResponseBuilder: (_request, context) =>
           Object.assign(new Error(`rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429, code: "LIMIT_EXCEEDED" }),
       });
-      requireApiKey(scope, services);
       installNulGuard(scope, ["query", "body"]);
       await scope.register(authenticatedRoutes, { services });
     },

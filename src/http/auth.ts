@@ -1,10 +1,12 @@
-// Bearer authentication for /v1 routes, and the separate admin-token check.
+// Bearer authentication for /v1 routes, and the separate admin-token check. Both count failed
+// attempts per client address (auth-failures.ts).
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Actor } from "../domain/context.js";
 import { authenticate } from "../domain/users/authenticate.js";
 import { ServiceError } from "../lib/errors.js";
 import type { Services } from "../services.js";
+import type { AuthFailures } from "./auth-failures.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,26 +21,22 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+const isUnauthorized = (error: unknown) => error instanceof ServiceError && error.code === "UNAUTHORIZED";
+
 /**
- * Adds API-key authentication to every route registered in `scope`. A key that authenticated
- * is remembered for a few seconds (per app, bounded): API reads are hot, and a key lookup
- * was a database round trip on every request. Keys are never revoked faster than that today.
+ * Adds API-key authentication to every route registered in `scope`. Keys that authenticated
+ * are remembered for a few seconds per process (domain/users/auth-cache.ts).
  */
-export function requireApiKey(scope: FastifyInstance, services: Services): void {
-  const recent = new Map<string, { actor: Actor; until: number }>();
-  const TTL_MS = 5_000;
-  const MAX_KEYS = 10_000;
+export function requireApiKey(scope: FastifyInstance, services: Services, failures: AuthFailures): void {
+  const clock = services.ctx.clock;
   scope.addHook("onRequest", async (request) => {
-    const apiKey = bearerToken(request);
-    const now = services.ctx.clock.now();
-    const cached = apiKey ? recent.get(apiKey) : undefined;
-    if (cached && cached.until > now) {
-      request.actor = cached.actor;
-      return;
+    failures.check(request.ip, clock.now());
+    try {
+      request.actor = await authenticate({ ctx: services.ctx, apiKey: bearerToken(request) });
+    } catch (error) {
+      if (isUnauthorized(error)) failures.record(request.ip, clock.now());
+      throw error;
     }
-    request.actor = await authenticate({ ctx: services.ctx, apiKey });
-    if (recent.size >= MAX_KEYS) recent.clear();
-    recent.set(apiKey as string, { actor: request.actor, until: now + TTL_MS });
   });
 }
 
@@ -51,11 +49,13 @@ export function actorOf(request: FastifyRequest): Actor {
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /** Admin routes answer 404 when no admin token is configured, 401 for a wrong token. */
-export function requireAdminToken(scope: FastifyInstance, adminToken: string | undefined): void {
+export function requireAdminToken(scope: FastifyInstance, adminToken: string | undefined, failures: AuthFailures, now: () => number): void {
   scope.addHook("onRequest", async (request) => {
     if (!adminToken) throw new ServiceError("NOT_FOUND", "the admin API is disabled (set SLUICE_ADMIN_TOKEN)");
+    failures.check(request.ip, now());
     const given = bearerToken(request);
     if (!given || !timingSafeEqual(digest(given), digest(adminToken))) {
+      failures.record(request.ip, now());
       throw new ServiceError("UNAUTHORIZED", "missing or invalid admin token");
     }
   });

@@ -3,6 +3,7 @@
 // New events arrive by an in-process wake-up, and by a slow poll for other processes' events.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { TAIL_BATCH, type LiveTail } from "../domain/events/live-tail.js";
+import { actorOf } from "./auth.js";
 
 const LOOKBACK_MS = 3_000;
 
@@ -22,6 +23,8 @@ export interface SseOptions {
 export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail: LiveTail, options: SseOptions = {}): void {
   const keepaliveMs = options.keepaliveMs ?? 15_000;
   const pollMs = options.pollMs ?? 1_000;
+  // Before the response starts, so a refusal is an ordinary 429.
+  const freeSlot = request.server.liveTailSlots.take(actorOf(request).userId);
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -80,6 +83,7 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, tail:
   const close = () => {
     if (closed) return;
     closed = true;
+    freeSlot();
     unsubscribe();
     clearInterval(poll);
     clearInterval(keepalive);

@@ -16,6 +16,9 @@ export interface ApiKeysTable {
   user_id: string;
   key_hash: string;
   key_hint: string;
+  name: string | null;
+  expires_at: number | null;
+  last_used_at: number | null;
   created_at: number;
 }
 
@@ -157,6 +160,13 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+/** Bytes of stored events per emitter, kept by triggers on events (migration 009). */
+export interface EmitterStorageTable {
+  emitter_id: string;
+  user_id: string;
+  bytes: number;
+}
+
 export interface Database {
   components: ComponentsTable;
   users: UsersTable;
@@ -171,6 +181,7 @@ export interface Database {
   jobs: JobsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  emitter_storage: EmitterStorageTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

@@ -29,6 +29,8 @@ export interface StorageDialect {
   readonly writesInWith: boolean;
   /** Locks the rows a claiming SELECT reads, skipping rows another claimer holds. */
   lockForClaim<Q extends SelectQueryBuilder<any, any, any>>(select: Q): Q;
+  /** Locks the rows a SELECT reads until the transaction ends (SQLite: its transactions already run one at a time). */
+  lockForUpdate<Q extends SelectQueryBuilder<any, any, any>>(select: Q): Q;
   /**
    * Stores an emitter's events above its newest stored one and reads the subscriptions of
    * their fan-out in the same statement; absent where the database cannot (then: read, then
@@ -45,6 +47,7 @@ export const sqliteStorage: StorageDialect = {
   notifies: false,
   writesInWith: false,
   lockForClaim: (select) => select,
+  lockForUpdate: (select) => select,
 };
 
 export const postgresStorage: StorageDialect = {
@@ -55,6 +58,7 @@ export const postgresStorage: StorageDialect = {
   notifies: true,
   writesInWith: true,
   lockForClaim: (select) => select.forUpdate().skipLocked() as typeof select,
+  lockForUpdate: (select) => select.forUpdate() as typeof select,
   insertEventsAboveNewest,
 };
 

@@ -74,6 +74,29 @@ for (const dialect of DIALECTS) {
         assert.equal(stopped.code, 0);
       });
 
+      it("users rotate-key prints a new key and revokes the old ones; a running server refuses them within 5 s", async () => {
+        const server = await serve(database);
+        assert.equal((await me(server, created.api_key)).status, 200, "the old key works and is now cached");
+        const rotated = await runCli(["users", "rotate-key", "--username", "carol"], cliEnv(database), database.dataDir);
+        assert.equal(rotated.code, 0, rotated.stderr);
+        const newKey = rotated.stdout.trim();
+        assert.match(newKey, /^sk_sluice_[A-Za-z0-9]{40}$/);
+        assert.equal((await me(server, newKey)).status, 200);
+        const deadline = Date.now() + 5_000;
+        let status = 200;
+        while (Date.now() < deadline && status === 200) status = (await me(server, created.api_key)).status;
+        assert.equal(status, 401, "the old key is refused within 5 s");
+        const byId = await runCli(["users", "rotate-key", "--id", created.id], cliEnv(database), database.dataDir);
+        assert.equal(byId.code, 0, byId.stderr);
+        assert.equal((await me(server, byId.stdout.trim())).status, 200);
+        assert.equal((await server.stop("SIGTERM")).code, 0);
+        for (const args of [["--username", "nobody"], [], ["--username", "carol", "--id", created.id]]) {
+          const bad = await runCli(["users", "rotate-key", ...args], cliEnv(database), database.dataDir);
+          assert.equal(bad.code, 2, `${args.join(" ")}: ${bad.stderr}`);
+          assert.match(bad.stderr, /^sluice: /m);
+        }
+      });
+
       it("an unknown command prints the usage and exits 2", async () => {
         const result = await runCli(["frobnicate"], cliEnv(database), database.dataDir);
         assert.equal(result.code, 2);
@@ -135,6 +158,13 @@ for (const dialect of DIALECTS) {
       const bad = await runCli(["serve"], cliEnv(database, { PORT: "eighty" }), database.dataDir);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /PORT/);
+    });
+
+    it("an admin token shorter than 32 characters is a clear startup error with exit code 2", async () => {
+      const database = await freshDatabase();
+      const bad = await runCli(["serve"], cliEnv(database, { SLUICE_ADMIN_TOKEN: "short-token" }), database.dataDir);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, /^sluice: SLUICE_ADMIN_TOKEN must have at least 32 characters/m);
     });
   });
 }

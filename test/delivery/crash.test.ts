@@ -15,7 +15,7 @@ import { request } from "../helpers/http-client.js";
 import { waitFor } from "../queue/wait-for.js";
 import { Receiver } from "./receiver.js";
 
-const ADMIN = "crash-admin-token";
+const ADMIN = "crash-admin-token-of-at-least-32-characters";
 
 // The compiled CLI next to this compiled test: <build dir>/test/delivery → <build dir>/src/cli/main.js.
 function cliPath(): string {

@@ -14,6 +14,9 @@ import { newInProcessState } from "../../src/domain/in-process-state.js";
 
 /** The in-process state appendEvents keeps up to date, as a context would hold it. */
 const state = newInProcessState();
+import { createEventLimits } from "../../src/domain/events/event-limits.js";
+import { loadConfig } from "../../src/config.js";
+
 
 const after_ = (a: string, b: string) => {
   const [x, y] = [parseEventId(a)!, parseEventId(b)!];
@@ -39,7 +42,7 @@ for (const dialect of DIALECTS) {
 
     /** The millisecond of this process's latest id (ids of other tests may be ahead of the clock). */
     async function latestMs(): Promise<number> {
-      const probe = await store.db.transaction().execute((tx) => appendEvents(state, tx, { userId, emitterId: newId("dc"), nowMs: Date.now(), events: [{ stream: "", event: null }] }));
+      const probe = await store.db.transaction().execute((tx) => appendEvents(state, tx, { userId, emitterId: newId("dc"), nowMs: Date.now(), events: [{ stream: "", event: null }], limits: createEventLimits(loadConfig({}), store.db) }));
       return parseEventId(probe[0]!.id)!.ms;
     }
 
@@ -58,7 +61,7 @@ for (const dialect of DIALECTS) {
         const aheadMs = nowMs + 60_000;
         await storedElsewhere(emitterId, aheadMs, 7);
         const events = [{ stream: "", event: { n: 1 } }, { stream: "$logs", event: { n: 2 } }, { stream: "", event: { n: 3 } }];
-        const store_ = (tx: Parameters<Parameters<typeof inGroupTransaction>[1]>[0]) => appendEvents(state, tx, { userId, emitterId, nowMs, events });
+        const store_ = (tx: Parameters<Parameters<typeof inGroupTransaction>[1]>[0]) => appendEvents(state, tx, { userId, emitterId, nowMs, events, limits: createEventLimits(loadConfig({}), store.db) });
         const stored = grouped ? await inGroupTransaction(store.db, store_) : await store.db.transaction().execute(store_);
         assert.deepEqual(
           stored.map((e) => e.id),
@@ -72,7 +75,7 @@ for (const dialect of DIALECTS) {
         assert.equal(stored[1]!.indexedAtMs, aheadMs);
 
         // Another emitter, stored by this process afterwards at the same clock reading.
-        const other = await store.db.transaction().execute((tx) => appendEvents(state, tx, { userId, emitterId: newId("dc"), nowMs, events: [{ stream: "", event: null }] }));
+        const other = await store.db.transaction().execute((tx) => appendEvents(state, tx, { userId, emitterId: newId("dc"), nowMs, events: [{ stream: "", event: null }], limits: createEventLimits(loadConfig({}), store.db) }));
         assert.ok(after_(other[0]!.id, stored[2]!.id), `${other[0]!.id} comes after ${stored[2]!.id}`);
       });
     }
@@ -80,7 +83,7 @@ for (const dialect of DIALECTS) {
     it("without a newer stored id, an emitter's ids follow the clock", async () => {
       const emitterId = newId("dc");
       const nowMs = (await latestMs()) + 1;
-      const stored = await inGroupTransaction(store.db, (tx) => appendEvents(state, tx, { userId, emitterId, nowMs, events: [{ stream: "", event: 1 }, { stream: "", event: 2 }] }));
+      const stored = await inGroupTransaction(store.db, (tx) => appendEvents(state, tx, { userId, emitterId, nowMs, events: [{ stream: "", event: 1 }, { stream: "", event: 2 }], limits: createEventLimits(loadConfig({}), store.db) }));
       assert.deepEqual(
         stored.map((e) => e.id),
         [`${nowMs}-0`, `${nowMs}-1`],

@@ -7,7 +7,7 @@ import type { DialectName } from "../../src/store/store.js";
 import { createTestDatabase, type TestDatabase } from "./dialects.js";
 import { ApiClient, request } from "./http-client.js";
 
-export const ADMIN_TOKEN = "test-admin-token";
+export const ADMIN_TOKEN = "test-admin-token-of-at-least-32-characters";
 
 export interface TestApp {
   dialect: DialectName;
@@ -46,6 +46,8 @@ export async function startTestApp(
     dataDir: database.dataDir,
     databaseUrl: database.databaseUrl,
     adminToken: ADMIN_TOKEN,
+    // Many tests send wrong keys on purpose; the limit on failures has tests of its own.
+    authFailuresPerMinute: 1_000_000,
     logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };

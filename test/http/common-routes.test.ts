@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { request, type TestResponse } from "../helpers/http-client.js";
-import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { ADMIN_TOKEN, startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { ROUTES, type RouteCase } from "./route-table.js";
 
 const BAD_AUTH: Record<string, Record<string, string>> = {
@@ -15,7 +15,7 @@ const BAD_AUTH: Record<string, Record<string, string>> = {
   "malformed key": { authorization: "Bearer not-a-key" },
   "key with trailing junk": { authorization: `Bearer sk_sluice_${"a".repeat(40)}%00` },
   "unknown key": { authorization: `Bearer sk_sluice_${"A".repeat(40)}` },
-  "the admin token": { authorization: "Bearer test-admin-token" },
+  "the admin token": { authorization: `Bearer ${ADMIN_TOKEN}` },
 };
 
 const label = (route: RouteCase) => `${route.method} ${route.path}`;

@@ -27,6 +27,11 @@ async function makeWebhook(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+async function makeApiKey(owner: Account): Promise<string> {
+  const res = await owner.api.post("/users/me/api_keys", { name: "foreign" });
+  return res.body.data.id;
+}
+
 const WORKFLOW_STEP = "export default { async run({ steps, $ }) { return 1; } };";
 
 async function makeWorkflow(owner: Account): Promise<string> {
@@ -50,6 +55,9 @@ async function makeComponentKey(owner: Account): Promise<string> {
 
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
+  { method: "POST", path: "/users/me/api_keys", json: () => ({ name: "shared tests" }) },
+  { method: "GET", path: "/users/me/api_keys" },
+  { method: "DELETE", path: "/users/me/api_keys/{id}", makeForeignResource: makeApiKey },
   { method: "POST", path: "/webhooks", query: () => ({ url: "https://example.test/x" }) },
   { method: "GET", path: "/users/me/webhooks" },
   { method: "GET", path: "/webhooks/{id}", makeForeignResource: makeWebhook },

@@ -24,6 +24,8 @@ for (const dialect of DIALECTS) {
         "daily_invocations_used",
         "email",
         "id",
+        "storage_quota_bytes",
+        "storage_used_bytes",
         "username",
       ]);
       const user = res.body.data;
@@ -50,6 +52,8 @@ for (const dialect of DIALECTS) {
         "billing_period_start_ts",
         "email",
         "id",
+        "storage_quota_bytes",
+        "storage_used_bytes",
         "username",
       ]);
       const { billing_period_start_ts: start, billing_period_end_ts: end } = res.body.data;

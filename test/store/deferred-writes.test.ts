@@ -22,6 +22,9 @@ import { newInProcessState } from "../../src/domain/in-process-state.js";
 
 /** The in-process state appendEvents keeps up to date, as a context would hold it. */
 const state = newInProcessState();
+import { createEventLimits } from "../../src/domain/events/event-limits.js";
+import { loadConfig } from "../../src/config.js";
+
 
 describe("combined deferred writes", () => {
   it("puts each write in a CTE with its parameters after the earlier ones, and NOTIFYs in the main select", () => {
@@ -90,7 +93,7 @@ for (const dialect of DIALECTS) {
         const nowMs = Date.now();
         const stored = await inGroupTransaction(db, async (tx) => {
           await recordUsage(tx, userId, nowMs, 12);
-          return appendEvents(state, tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }] });
+          return appendEvents(state, tx, { userId, emitterId, nowMs, events: [{ stream: "", event: { hello: "world" } }], limits: createEventLimits(loadConfig({}), store.db) });
         });
 
         if (dialect === "postgres") {

@@ -16,6 +16,9 @@ import { openStore, type Store } from "../../src/store/store.js";
 import { onceBeforeCommit } from "../../src/store/transaction-scope.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
+import { createAuthCache } from "../../src/domain/users/auth-cache.js";
+import { createEventLimits } from "../../src/domain/events/event-limits.js";
+
 
 for (const dialect of DIALECTS) {
   describe(`grouped transactions [${dialect}]`, () => {
@@ -27,7 +30,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], ...newInProcessState() };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), ...newInProcessState() };
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {
@@ -41,7 +44,7 @@ for (const dialect of DIALECTS) {
       const units = Array.from({ length: executions }, (_, i) =>
         inGroupTransaction(ctx.db, async (tx) => {
           await recordUsage(tx, userId, clock.now(), 2.4); // rounds to 2 ms each
-          return appendEvents(ctx, tx, { userId, emitterId, nowMs: clock.now(), events: [{ stream: "", event: { i } }, { stream: "$logs", event: { i } }] });
+          return appendEvents(ctx, tx, { userId, emitterId, nowMs: clock.now(), events: [{ stream: "", event: { i } }, { stream: "$logs", event: { i } }], limits: ctx.eventLimits });
         }),
       );
       const stored = (await Promise.all(units)).flat();

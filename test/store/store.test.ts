@@ -17,6 +17,8 @@ import { decodeCursor, encodeCursor } from "../../src/store/paginate.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
+import { createAuthCache } from "../../src/domain/users/auth-cache.js";
+import { createEventLimits } from "../../src/domain/events/event-limits.js";
 
 describe("cursors", () => {
   it("round-trip the keys pagination makes", () => {
@@ -39,7 +41,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], ...newInProcessState() };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), ...newInProcessState() };
     });
     after(async () => {
       await store.close();

@@ -8,6 +8,7 @@ import { notFound } from "../../lib/errors.js";
 import type { HttpResponseRecord } from "../../runtime/contract.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import { assertWithinQuota } from "../usage/quota.js";
+import { assertStorageAvailable } from "../usage/storage-quota.js";
 import { ACCEPTED_RESPONSE } from "./accepted-response.js";
 import type { EndpointKind, EndpointRequest } from "./endpoint-kind.js";
 import { ExecutionFailedError } from "./execution-failed.js";
@@ -17,6 +18,7 @@ export async function receiveEndpointRequest<Target>(kind: EndpointKind<Target>,
   const target = await kind.find(request.key);
   if (!target) throw notFound();
   await assertWithinQuota(ctx, kind.ownerOf(target));
+  await assertStorageAvailable(ctx, kind.ownerOf(target));
   const event = kind.eventOf(request);
   if (!kind.respondsItself(target)) {
     // Requests accepted close together share a commit (group commit); each is answered only

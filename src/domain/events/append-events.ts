@@ -3,7 +3,8 @@
 // workflows both store their events here. In a grouped transaction (store/group-commit.ts)
 // the emitter's newest id is read once and each stream is trimmed once, before the commit.
 // Where the storage can (PostgreSQL), that read is part of the first INSERT, and the trims go
-// with the transaction's other deferred writes (store/deferred-writes.ts).
+// with the transaction's other deferred writes (store/deferred-writes.ts). Every event passes
+// the emitter's and account's limits first (event-limits.ts).
 import { sql, type Kysely } from "kysely";
 import { fanOut, type Listening } from "../deliveries/fan-out.js";
 import { randomString } from "../../lib/ids.js";
@@ -17,6 +18,7 @@ import { isUniqueViolation } from "../../store/unique-violation.js";
 import { storageOf } from "../../store/storage-dialect.js";
 import { onceBeforeCommit, scopeOf, writeBeforeCommit } from "../../store/transaction-scope.js";
 import type { InProcessState } from "../in-process-state.js";
+import type { EventLimits } from "./event-limits.js";
 
 export const EVENTS_KEPT_PER_STREAM = 100;
 
@@ -47,10 +49,14 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
 /** What appendEvents keeps up to date in the context: cached pages, emitters written here, announcements. */
 export type EventWriteState = Pick<InProcessState, "summaryPages" | "emittersWrittenHere" | "committedDeliveries">;
 
-export async function appendEvents(state: EventWriteState, db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[] }): Promise<StoredEvent[]> {
+export async function appendEvents(state: EventWriteState, db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[]; limits: EventLimits }): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
   state.summaryPages.forgetEmitterPages(input.emitterId);
   const drafts = input.events.map((item) => draftOf(item, input.emitterId));
+  const refusals = await input.limits.check(db, input, drafts);
+  refusals.forEach((refused, i) => {
+    if (refused) drafts[i] = draftOf({ stream: "$errors", event: refused.error }, input.emitterId);
+  });
   const memo = scopeOf(db)?.memo;
   let keys: EventKey[];
   let listening: Listening | undefined;

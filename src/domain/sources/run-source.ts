@@ -72,7 +72,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
       }
       await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too
-      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
+      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
     }));
     if (stored.length > 0) ctx.liveEvents.announce([source.id]);
     return result;
@@ -98,7 +98,7 @@ export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | 
 /** Records an $errors event without running the source (e.g. a run skipped over quota). */
 export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): Promise<void> {
   const stored = await retryOnEventIdClash(() =>
-    ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] })),
+    ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)], limits: ctx.eventLimits })),
   );
   if (stored.length > 0) ctx.liveEvents.announce([source.id]);
 }

@@ -80,7 +80,7 @@ export async function runWorkflow(
   await retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
     await input.inTransaction?.(db);
     await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
-    await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events });
+    await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events, limits: ctx.eventLimits });
     if (toErrorWorkflow) {
       const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
       await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
@@ -104,7 +104,7 @@ async function skipOverQuota(
   await retryOnEventIdClash(() =>
     ctx.db.transaction().execute(async (db) => {
       await input.inTransaction?.(db);
-      await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }] });
+      await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }], limits: ctx.eventLimits });
     }),
   );
   ctx.liveEvents.announce([workflow.id]);

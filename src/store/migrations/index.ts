@@ -7,6 +7,8 @@ import * as delivery from "./004-delivery.js";
 import * as workflows from "./005-workflows.js";
 import * as jobsByKey from "./006-jobs-by-key.js";
 import * as roomForUpdates from "./007-room-for-updates.js";
+import * as apiKeyLifecycle from "./008-api-key-lifecycle.js";
+import * as storageAccounting from "./009-storage-accounting.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -16,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   "005-workflows": workflows,
   "006-jobs-by-key": jobsByKey,
   "007-room-for-updates": roomForUpdates,
+  "008-api-key-lifecycle": apiKeyLifecycle,
+  "009-storage-accounting": storageAccounting,
 };
