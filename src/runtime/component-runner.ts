@@ -42,6 +42,8 @@ export interface RunnerSettings {
   extraCaCertsFile?: string;
   limits: RunLimits;
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
+  /** Told when a runner process starts (+1) and ends (-1): the metrics' gauge. */
+  onRunnerCount?(delta: number): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
 }
@@ -93,7 +95,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   });
   const pool = createProcessPool({
     launch,
-    registry,
+    registry: settings.onRunnerCount ? countingRegistry(registry, settings.onRunnerCount) : registry,
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
@@ -170,4 +172,18 @@ function emitsOverLimits<T>(emits: T[], eventOf: (emit: T) => unknown, bytes: nu
     total += size;
   }
   return total > limits.maxEmitBytes ? `${total} bytes of events, over the limit of ${limits.maxEmitBytes} per execution` : undefined;
+}
+
+/** The runner registry, also counting the processes it records and forgets. */
+function countingRegistry(registry: { record(pid: number): void; forget(pid: number): void }, onCount: (delta: number) => void) {
+  return {
+    record(pid: number) {
+      onCount(1);
+      registry.record(pid);
+    },
+    forget(pid: number) {
+      onCount(-1);
+      registry.forget(pid);
+    },
+  };
 }

@@ -3,6 +3,7 @@
 // the result must be exactly what the units would have written one transaction each.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createMetrics } from "../../src/lib/metrics.js";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
@@ -26,7 +27,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], metrics: createMetrics({ processDefaults: false }) };
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {

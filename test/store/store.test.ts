@@ -3,6 +3,7 @@
 // other issues call directly (auto-subscriptions applied to new emitters).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createMetrics } from "../../src/lib/metrics.js";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
@@ -38,7 +39,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [] };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], metrics: createMetrics({ processDefaults: false }) };
     });
     after(async () => {
       await store.close();

@@ -76,6 +76,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       return appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: now, events });
     }));
     if (stored.length > 0) announceEvents([source.id]);
+    for (const event of stored) ctx.metrics.eventEmitted("source", event.stream);
     return result;
   });
 }
@@ -102,4 +103,5 @@ export async function recordSourceError(ctx: Ctx, source: { id: string; userId: 
     ctx.db.transaction().execute((tx) => appendEvents(tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)] })),
   );
   if (stored.length > 0) announceEvents([source.id]);
+  ctx.metrics.eventEmitted("source", "$errors");
 }
