@@ -117,8 +117,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     pool,
     sandbox: settings.sandbox.mode,
 
-    async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
-      const entryPath = await modules.prepare({ userId, code, codeUrl });
+    async inspectComponent({ userId, code, codeUrl, files }): Promise<ComponentMetadata> {
+      const entryPath = await modules.prepare({ userId, code, codeUrl, files });
       const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
       if (outcome.ok) return outcome.result as ComponentMetadata;
       const { failure } = outcome;
@@ -131,7 +131,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const base = { emits: [], logs: [], state: request.state };
       let entryPath: string;
       try {
-        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl });
+        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl, files: request.files });
       } catch (error) {
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
         return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };

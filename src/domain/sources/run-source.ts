@@ -44,6 +44,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         userId: source.userId,
         code: source.code,
         codeUrl: source.codeUrl,
+        files: source.files,
         entry: request.entry,
         event: request.event,
         props: source.props,

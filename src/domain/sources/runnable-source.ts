@@ -18,6 +18,7 @@ export interface RunnableSource {
   customResponse: boolean;
   code: string;
   codeUrl: string | undefined;
+  files: Record<string, string> | undefined;
   metadata: ComponentMetadata;
   props: Record<string, unknown>;
   /** Whether the component has a $.service.db prop (its executions then run one at a time). */
@@ -77,6 +78,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     customResponse: Number(row.custom_response) === 1,
     code: component.code,
     codeUrl: component.componentUrl ?? undefined,
+    files: component.files,
     metadata: component.metadata,
     props,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),

@@ -7,6 +7,7 @@ import * as delivery from "./004-delivery.js";
 import * as workflows from "./005-workflows.js";
 import * as jobsByKey from "./006-jobs-by-key.js";
 import * as roomForUpdates from "./007-room-for-updates.js";
+import * as componentFiles from "./008-component-files.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "005-workflows": workflows,
   "006-jobs-by-key": jobsByKey,
   "007-room-for-updates": roomForUpdates,
+  "008-component-files": componentFiles,
 };
