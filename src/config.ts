@@ -46,6 +46,10 @@ export interface Config {
   /** Per runner process tree: threads and processes, open files. */
   runMaxThreads: number;
   runMaxOpenFiles: number;
+  /** Bearer token /metrics requires; unset, only loopback clients (not behind a proxy) may read it. */
+  metricsToken: string | undefined;
+  /** Where a process without the api role serves /metrics; unset, it serves none. */
+  metricsPort: number | undefined;
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
@@ -127,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxEventBytes: int(env, "SLUICE_MAX_EVENT_BYTES", 2 * 1024 * 1024, 1024),
     runMaxThreads: int(env, "SLUICE_RUN_MAX_THREADS", 128, 16),
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
+    metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
+    metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
   };
   assertSafeConfig(config);
   return config;

@@ -14,16 +14,20 @@ import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
 import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
 import { buildHttpApp } from "./http/app.js";
+import { startMetricsServer } from "./http/metrics-server.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
+import { createMetrics, type Metrics } from "./lib/metrics.js";
 import { workflowDeps, type Services } from "./services.js";
 import { createJobQueue } from "./queue/create-job-queue.js";
+import { jobCountsByState } from "./queue/job-states.js";
 import { registerSourceJobs, runSourceForDelivery } from "./domain/sources/source-jobs.js";
 import { createErrorWorkflow } from "./domain/workflows/error-workflow.js";
 import { handleWorkflowDelivery, registerWorkflowJobs } from "./domain/workflows/workflow-jobs.js";
 import { createMailer } from "./mail/create-mailer.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
+import { meteredRunner } from "./runtime/metered-runner.js";
 import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
 import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
 import { openStore, type Store } from "./store/store.js";
@@ -44,6 +48,8 @@ export interface Sluice {
   app: FastifyInstance | undefined;
   /** Where the HTTP server listens, e.g. http://127.0.0.1:8080 (api role only). */
   url: string | undefined;
+  /** Where /metrics is served apart from the API (SLUICE_METRICS_PORT without the api role). */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -64,12 +70,19 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const sandbox = options.sandbox ?? chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn(sandbox.warning);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config });
+  // One registry per instance: two instances in one process (tests) count apart.
+  const metrics = createMetrics();
+  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics });
+  metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
-  const runner = createComponentRunner({
-    ...runnerSettings(config, sandbox),
-    onIdleCompute: (userId, computeMs) => void recordIdleCompute({ ctx, input: { userId, computeMs } }),
-  });
+  const runner = meteredRunner(
+    createComponentRunner({
+      ...runnerSettings(config, sandbox),
+      onIdleCompute: (userId, computeMs) => void recordIdleCompute({ ctx, input: { userId, computeMs } }),
+      onRunnerCount: (delta) => metrics.runnerProcesses(delta),
+    }),
+    metrics,
+  );
   logger.info(`user code runs with ${runner.isolation}`);
   await runner.ready;
   const mailer = createMailer(config, logger);
@@ -95,6 +108,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
+  let metricsUrl: string | undefined;
   if (roles.includes("api")) {
     app = await buildHttpApp(services, logger);
     await app.listen({ port: config.port, host: config.host });
@@ -102,6 +116,12 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : undefined;
     // PORT=0 picks a free port: a public URL derived from it must name the real one.
     if (url && new URL(config.publicUrl).port === "0") config.publicUrl = url;
+  }
+
+  if (!app && config.metricsPort !== undefined) {
+    const server = await startMetricsServer(metrics, { host: config.host, port: config.metricsPort, token: config.metricsToken });
+    tasks.push({ name: "metrics", stop: () => server.close() });
+    metricsUrl = server.url;
   }
 
   if (roles.includes("worker")) {
@@ -116,6 +136,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     listenerHandlers,
     app,
     url,
+    metricsUrl,
     async close() {
       if (closed) return;
       closed = true;
@@ -134,7 +155,7 @@ const RESOURCE_KINDS: ResourceKinds = new Map([
 ]);
 
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
-export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config">): Ctx {
+export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config"> & { metrics?: Metrics }): Ctx {
   return {
     db: store.db,
     dialect: store.dialect,
@@ -142,6 +163,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     clock: options.clock,
     logger: options.logger,
     config: options.config,
+    metrics: options.metrics ?? createMetrics({ processDefaults: false }),
     resourceKinds: RESOURCE_KINDS,
     // Every new account gets its global error workflow.
     userCreatedHooks: [createErrorWorkflow],

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The `sluice` command: `serve` runs the platform; `users create` makes an account and
-// `users rotate-key` replaces its keys, directly in the database, without the server running.
+// `users rotate-key` replaces its keys, directly in the database, without the server running;
+// every other command is a client of a server's REST API (client-program.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.js";
 import { ALL_ROLES, startSluice, type Role } from "../main.js";
+import { runClient } from "./client-program.js";
 import { createUsersCommand } from "./users-create.js";
 import { rotateKeyCommand } from "./users-rotate-key.js";
 
@@ -46,8 +48,12 @@ async function main(argv: string[]): Promise<void> {
   if (command === "serve") return serve([sub, ...rest].filter((a): a is string => a !== undefined));
   if (command === "users" && sub === "create") return createUsersCommand(rest, loadConfig());
   if (command === "users" && sub === "rotate-key") return rotateKeyCommand(rest, loadConfig());
-  console.error(USAGE);
-  process.exitCode = 2;
+  if (command === "users") {
+    console.error(USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  process.exitCode = await runClient(argv);
 }
 
 main(process.argv.slice(2)).catch((error) => {

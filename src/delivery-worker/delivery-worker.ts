@@ -4,6 +4,7 @@
 import type { Ctx } from "../domain/context.js";
 import { toError } from "../lib/errors.js";
 import { idPrefix } from "../lib/ids.js";
+import type { ListenerKind } from "../lib/metrics.js";
 import type { Job, JobQueue } from "../queue/job-queue.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
@@ -81,6 +82,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
       const error = webhook ? "webhook is inactive" : "webhook was deleted";
       await recordAttempt(ctx.db, delivery.id, { attemptedAt: now, durationMs: 0, error });
       await setDeliveryState(ctx.db, delivery, { status: "failed", attempts: delivery.attempts, lastAttemptAt: now, nextAttemptAt: null, now });
+      ctx.metrics.delivery("webhook", "failed");
       return;
     }
     const outcome = await sender.send({
@@ -133,7 +135,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
           complete,
         }),
       );
-      if (completedInTransaction) return;
+      if (completedInTransaction) return void ctx.metrics.delivery(listenerKind(delivery), "succeeded", ctx.clock.now() - Number(delivery.created_at));
     } catch (thrown) {
       error = toError(thrown).message || "listener handler failed";
     }
@@ -147,12 +149,14 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     if (ok) {
       // The job goes with the success records (one commit), so the queue need not remove it.
       await successes.add({ deliveryId: delivery.id, attempt, job: job?.lease });
+      ctx.metrics.delivery(listenerKind(delivery), "succeeded", ctx.clock.now() - Number(delivery.created_at));
       return job?.lease ? { completed: true } : undefined;
     }
     await recordAttempt(ctx.db, delivery.id, attempt);
     const delay = finalReason ? undefined : nextRetryDelayMs(ctx.config.webhookRetryScheduleSeconds, attempts, retryAfterMs);
     if (delay === undefined) {
       await setDeliveryState(ctx.db, delivery, { status: "failed", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });
+      ctx.metrics.delivery(listenerKind(delivery), "failed");
       const reason = finalReason ?? `no success after ${attempts} attempt${attempts === 1 ? "" : "s"} (last: ${describe(attempt)})`;
       await reportExhaustedDelivery(ctx, delivery, { attempts, lastStatus: attempt.statusCode, lastError: attempt.error, reason }).catch((err) =>
         ctx.logger.error({ err, deliveryId: delivery.id }, "could not report a failed delivery"),
@@ -161,6 +165,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     }
     const retryAt = now + delay;
     await setDeliveryState(ctx.db, delivery, { status: "pending", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: retryAt, now });
+    ctx.metrics.delivery(listenerKind(delivery), "retried");
     return { retryAt };
   }
 
@@ -176,6 +181,9 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     },
   };
 }
+
+const LISTENER_KINDS: Record<string, ListenerKind> = { wh: "webhook", dc: "source", p: "workflow" };
+const listenerKind = (delivery: DeliveriesTable): ListenerKind => LISTENER_KINDS[idPrefix(delivery.listener_id) ?? ""] ?? "webhook";
 
 function isSuccess(outcome: WebhookOutcome): boolean {
   return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;

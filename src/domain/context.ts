@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
+import type { Metrics } from "../lib/metrics.js";
 import type { Database } from "../store/schema.js";
 import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
 import type { InProcessState } from "./in-process-state.js";
@@ -21,6 +22,8 @@ export interface Ctx extends InProcessState {
   clock: Clock;
   logger: Logger;
   config: Config;
+  /** This instance's Prometheus metrics (lib/metrics.ts). */
+  metrics: Metrics;
   /** The table of each kind of resource that can emit or listen, by id prefix (ownership.ts). */
   resourceKinds: ResourceKinds;
   /** Work done in the transaction that makes an account (create-user.ts). */

@@ -20,6 +20,7 @@ import { authenticatedRoutes } from "./routes/index.js";
 import { sourceEndpoints } from "./routes/source-endpoints.js";
 import { workflowEndpoints } from "./routes/workflow-endpoints.js";
 import { serverFactory } from "./http-server.js";
+import { installMetricsRoute } from "./metrics-route.js";
 import { publicEndpointServer } from "./public-endpoints.js";
 
 export const API_BODY_LIMIT = 5 * 1024 * 1024;
@@ -27,11 +28,14 @@ export const API_BODY_LIMIT = 5 * 1024 * 1024;
 export async function buildHttpApp(services: Services, logger: Logger): Promise<FastifyInstance> {
   const config = services.ctx.config;
   const authFailures = createAuthFailures(config.authFailuresPerMinute);
+  const { metrics } = services.ctx;
+  const sources = sourceEndpoints(services);
+  const workflows = workflowEndpoints(services);
   const app: FastifyInstance = Fastify({
     // request.ip: the client named by X-Forwarded-For only behind a proxy the operator vouches for.
     trustProxy: config.trustProxy,
     // The public endpoints of sources and workflows are served in front of Fastify (ADR 0019).
-    serverFactory: serverFactory(publicEndpointServer([sourceEndpoints(services), workflowEndpoints(services)], logger)),
+    serverFactory: serverFactory(publicEndpointServer([sources, workflows], logger, (endpoint, status) => metrics.ingestRequest(endpoint === sources ? "source" : "workflow", status))),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     genReqId: newRequestId,
@@ -49,6 +53,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     done();
   });
   app.addHook("onResponse", (request, reply, done) => {
+    metrics.httpRequest(request.routeOptions.url ?? "unmatched", reply.statusCode);
     if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, "request failed");
     done();
   });
@@ -72,6 +77,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   app.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { services });
+  installMetricsRoute(app, metrics, services.ctx.config.metricsToken);
   await app.register(
     async (scope) => {
       requireAdminToken(scope, config.adminToken, authFailures, () => services.ctx.clock.now());

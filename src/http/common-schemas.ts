@@ -28,6 +28,12 @@ export const ErrorBody = Type.Object({ error: Type.String(), code: Type.Optional
 
 export const Id = (prefix: string) => Type.String({ minLength: 1, maxLength: 128, description: `an id starting with ${prefix}_` });
 
+/** Code of the files relative imports of component_code name, by path relative to it (deploys from local files). */
+export const ComponentFiles = Type.Record(Type.String({ minLength: 1, maxLength: 1024 }), Type.String({ maxLength: 1024 * 1024 }), {
+  maxProperties: 100,
+  description: "code of the files the code's relative imports name, by path relative to the code (e.g. \"lib/util.js\")",
+});
+
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 export function pageRequest(query: { limit?: number; after?: string; before?: string }) {

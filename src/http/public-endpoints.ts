@@ -37,14 +37,18 @@ export interface PublicEndpoint {
 }
 
 /** Serves a request addressed to one of `endpoints` and returns true; false leaves it to Fastify. */
-export function publicEndpointServer(endpoints: PublicEndpoint[], logger: Logger): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function publicEndpointServer(
+  endpoints: PublicEndpoint[],
+  logger: Logger,
+  onAnswered?: (endpoint: PublicEndpoint, status: number) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     const url = req.url ?? "/";
     const endpoint = endpoints.find((e) => url.startsWith(e.prefix));
     if (!endpoint || (endpoint.methods && !endpoint.methods.has(req.method ?? ""))) return false;
     const target = targetOf(url, endpoint.prefix);
     if (!target) return false;
-    void serve(endpoint, target, req, res, logger);
+    void serve(endpoint, target, req, res, logger).then(() => onAnswered?.(endpoint, res.statusCode));
     return true;
   };
 }

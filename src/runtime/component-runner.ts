@@ -58,6 +58,8 @@ export interface RunnerSettings {
   /** CPU an account's idle runner used (timers left running), to count as its compute time. */
   onIdleCompute?(userId: string, ms: number): void;
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
+  /** Told when a runner process starts (+1) and ends (-1): the metrics' gauge. */
+  onRunnerCount?(delta: number): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
   /** Name resolution and timeouts of the egress proxy (tests answer DNS themselves). */
@@ -129,7 +131,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   });
   const pool = createProcessPool({
     launch,
-    registry,
+    registry: settings.onRunnerCount ? countingRegistry(registry, settings.onRunnerCount) : registry,
     limits: processLimits,
     idleCpu: {
       sampler: idleCpuSampler,
@@ -160,8 +162,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     egressProxyPath,
     ready,
 
-    async inspectComponent({ userId, code, codeUrl }): Promise<ComponentMetadata> {
-      const entryPath = await modules.prepare({ userId, code, codeUrl });
+    async inspectComponent({ userId, code, codeUrl, files }): Promise<ComponentMetadata> {
+      const entryPath = await modules.prepare({ userId, code, codeUrl, files });
       const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
       if (outcome.ok) return outcome.result as ComponentMetadata;
       const { failure } = outcome;
@@ -174,7 +176,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const base = { emits: [], logs: [], state: request.state };
       let entryPath: string;
       try {
-        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl });
+        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl, files: request.files });
       } catch (error) {
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
         return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };
@@ -220,4 +222,18 @@ function emitsOverLimits<T>(emits: T[], eventOf: (emit: T) => unknown, bytes: nu
     total += size;
   }
   return total > limits.maxEmitBytes ? `${total} bytes of events, over the limit of ${limits.maxEmitBytes} per execution` : undefined;
+}
+
+/** The runner registry, also counting the processes it records and forgets. */
+function countingRegistry(registry: { record(pid: number): void; forget(pid: number): void }, onCount: (delta: number) => void) {
+  return {
+    record(pid: number) {
+      onCount(1);
+      registry.record(pid);
+    },
+    forget(pid: number) {
+      onCount(-1);
+      registry.forget(pid);
+    },
+  };
 }

@@ -43,6 +43,8 @@ export interface ExecuteRequest {
   /** The component's code and, for relative imports, the URL it came from. */
   code: string;
   codeUrl?: string;
+  /** For relative imports of code deployed from local files: their code by relative path. */
+  files?: Record<string, string>;
   /** `run` or a lifecycle hook. */
   entry: "run" | "deploy" | "activate" | "deactivate";
   /** The event passed to run(event). */
@@ -76,7 +78,7 @@ export interface RunLimits {
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
-  inspectComponent(input: { userId: string; code: string; codeUrl?: string }): Promise<ComponentMetadata>;
+  inspectComponent(input: { userId: string; code: string; codeUrl?: string; files?: Record<string, string> }): Promise<ComponentMetadata>;
   /**
    * Runs one entry point. Resolves (never rejects) for failures of user code, which come back
    * in `error`. `onResponse` fires as soon as the code calls this.http.respond, before the

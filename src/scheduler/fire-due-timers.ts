@@ -77,6 +77,7 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, options: FireOpti
         return { type: SOURCE_TIMER_JOB, userId: claim.userId, concurrencyKey: claim.userId, payload, runAt: claim.runAt };
       });
     await queue.enqueue(tx, jobs);
+    for (const claim of claims) if (won.has(claim.id)) ctx.metrics.timerLag(now - claim.previous);
     return jobs.map((job) => (job.payload as TimerJobPayload).sourceId);
   });
 }

@@ -114,6 +114,8 @@ export interface ComponentsTable {
   code: string;
   code_hash: string; // sha256 hex of code
   component_url: string | null;
+  /** JSON {relative path: code} for the relative imports of code deployed from local files. */
+  files: string | null;
   metadata: string; // JSON ComponentMetadata
   created_at: number;
   updated_at: number;

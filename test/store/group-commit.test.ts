@@ -3,6 +3,7 @@
 // the result must be exactly what the units would have written one transaction each.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createMetrics } from "../../src/lib/metrics.js";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
@@ -30,7 +31,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), ...newInProcessState() };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), metrics: createMetrics({ processDefaults: false }), ...newInProcessState() };
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {

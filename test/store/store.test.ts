@@ -3,6 +3,7 @@
 // other issues call directly (auto-subscriptions applied to new emitters).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createMetrics } from "../../src/lib/metrics.js";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
@@ -41,7 +42,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       database = await createTestDatabase(dialect);
       store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), ...newInProcessState() };
+      ctx = { db: store.db, dialect: store.dialect, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), resourceKinds: new Map([["wh", "webhooks"]]), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), metrics: createMetrics({ processDefaults: false }), ...newInProcessState() };
     });
     after(async () => {
       await store.close();

@@ -14,6 +14,8 @@ export interface SavedComponent {
   code: string;
   codeHash: string;
   componentUrl: string | null;
+  /** The files relative imports resolve to (component_files), by path relative to the code. */
+  files: Record<string, string> | undefined;
   metadata: ComponentMetadata;
   createdAt: number; // ms
   updatedAt: number; // ms
@@ -44,6 +46,7 @@ export function componentFromRow(row: ComponentsTable): SavedComponent {
     code: row.code,
     codeHash: row.code_hash,
     componentUrl: row.component_url,
+    files: row.files ? (JSON.parse(row.files) as Record<string, string>) : undefined,
     metadata: JSON.parse(row.metadata) as ComponentMetadata,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),

@@ -9,6 +9,8 @@ import { codeHash, componentFromRow, type SavedComponent } from "./component.js"
 export interface SaveComponentInput {
   code?: string;
   url?: string;
+  /** component_files: code of the files relative imports name, by path relative to the code. */
+  files?: Record<string, string>;
 }
 
 /**
@@ -18,7 +20,8 @@ export interface SaveComponentInput {
  */
 export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; runner: CodeRunner; actor: Actor; input: SaveComponentInput }): Promise<SavedComponent> {
   const code = await componentCode(ctx, input);
-  const metadata = await runner.inspectComponent({ userId: actor.userId, code, codeUrl: input.url });
+  const files = componentFiles(input.files);
+  const metadata = await runner.inspectComponent({ userId: actor.userId, code, codeUrl: input.url, files });
   const now = ctx.clock.now();
   const row: ComponentsTable = {
     id: newId("sc"),
@@ -29,12 +32,27 @@ export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; r
     code,
     code_hash: codeHash(code),
     component_url: input.url ?? null,
+    files: files ? JSON.stringify(files) : null,
     metadata: JSON.stringify(metadata),
     created_at: now,
     updated_at: now,
   };
   await ctx.db.insertInto("components").values(row).execute();
   return componentFromRow(row);
+}
+
+const MAX_FILES = 100;
+
+/** The files, or undefined when there are none; relative paths only. */
+function componentFiles(files: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!files) return undefined;
+  const entries = Object.entries(files);
+  if (entries.length === 0) return undefined;
+  if (entries.length > MAX_FILES) throw invalid(`component_files may hold at most ${MAX_FILES} files`);
+  for (const [path] of entries) {
+    if (path === "" || path.startsWith("/") || path.includes("\\") || path.includes("\0")) throw invalid(`component_files: "${path}" is not a relative path`);
+  }
+  return files;
 }
 
 async function componentCode(ctx: Ctx, input: SaveComponentInput): Promise<string> {

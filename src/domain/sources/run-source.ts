@@ -43,6 +43,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         userId: source.userId,
         code: source.code,
         codeUrl: source.codeUrl,
+        files: source.files,
         entry: request.entry,
         event: request.event,
         props: source.props,
@@ -75,6 +76,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
     }));
     if (stored.length > 0) ctx.liveEvents.announce([source.id]);
+    for (const event of stored) ctx.metrics.eventEmitted("source", event.stream);
     return result;
   });
 }
@@ -101,4 +103,5 @@ export async function recordSourceError(ctx: Ctx, source: { id: string; userId: 
     ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)], limits: ctx.eventLimits })),
   );
   if (stored.length > 0) ctx.liveEvents.announce([source.id]);
+  ctx.metrics.eventEmitted("source", "$errors");
 }

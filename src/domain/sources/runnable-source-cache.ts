@@ -11,6 +11,8 @@ export interface RunnableSource {
   customResponse: boolean;
   code: string;
   codeUrl: string | undefined;
+  /** Files the code's relative imports resolve to, when it came with them (component_files). */
+  files: Record<string, string> | undefined;
   metadata: ComponentMetadata;
   props: Record<string, unknown>;
   /** Whether the component has a $.service.db prop (its executions then run one at a time). */

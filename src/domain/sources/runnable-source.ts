@@ -61,6 +61,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     customResponse: Number(row.custom_response) === 1,
     code: component.code,
     codeUrl: component.componentUrl ?? undefined,
+    files: component.files,
     metadata: component.metadata,
     props,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),

@@ -11,6 +11,7 @@ export interface ComponentChoice {
   component_id?: string;
   component_code?: string;
   component_url?: string;
+  component_files?: Record<string, string>;
 }
 
 export async function componentForSource(ctx: Ctx, runner: CodeRunner, actor: Actor, input: ComponentChoice): Promise<SavedComponent> {
@@ -23,6 +24,6 @@ export async function componentForSource(ctx: Ctx, runner: CodeRunner, actor: Ac
       throw error;
     }
   }
-  if (input.component_code || input.component_url) return saveComponent({ ctx, runner, actor, input: { code: input.component_code, url: input.component_url } });
+  if (input.component_code || input.component_url) return saveComponent({ ctx, runner, actor, input: { code: input.component_code, url: input.component_url, files: input.component_files } });
   throw invalid("one of component_id, component_code or component_url is required");
 }

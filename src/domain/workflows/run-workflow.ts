@@ -87,6 +87,7 @@ export async function runWorkflow(
     }
   }));
   if (events.length > 0) ctx.liveEvents.announce([workflow.id]);
+  for (const event of events) ctx.metrics.eventEmitted("workflow", event.stream);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
   return result;
 }

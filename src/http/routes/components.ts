@@ -4,7 +4,7 @@ import { componentView } from "../../domain/components/component.js";
 import { findComponent, findPublishedComponent } from "../../domain/components/find-component.js";
 import { saveComponent } from "../../domain/components/save-component.js";
 import { actorOf } from "../auth.js";
-import { errorResponses, ProjectionQuery } from "../common-schemas.js";
+import { ComponentFiles, errorResponses, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -42,14 +42,14 @@ export const componentRoutes: RouteModule = async (scope, { services }) => {
       schema: {
         tags,
         summary: "Save component code (component_code wins over component_url, which is then kept as metadata)",
-        body: Type.Object({ ...CodeFields, ...ProjectionQuery.properties }),
+        body: Type.Object({ ...CodeFields, component_files: Type.Optional(ComponentFiles), ...ProjectionQuery.properties }),
         querystring: Type.Object({ ...CodeFields, ...ProjectionQuery.properties }),
         response: Response,
       },
     },
     async (request) => {
-      const params = paramsFrom<{ component_code?: string; component_url?: string }>(request);
-      const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url } });
+      const params = paramsFrom<{ component_code?: string; component_url?: string; component_files?: Record<string, string> }>(request);
+      const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url, files: params.component_files } });
       return { data: componentView(component) };
     },
   );

@@ -5,13 +5,14 @@ import { listSources } from "../../domain/sources/list-sources.js";
 import { createSource, deleteSource, updateSource, type SaveSourceInput } from "../../domain/sources/save-source.js";
 import { getSource } from "../../domain/sources/get-source.js";
 import { actorOf } from "../auth.js";
-import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
+import { ComponentFiles, errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import type { RouteModule } from "./route-module.js";
 
 const SaveFields = {
   component_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   component_code: Type.Optional(Type.String({ maxLength: 1024 * 1024 })),
   component_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  component_files: Type.Optional(ComponentFiles),
   name: Type.Optional(Type.String({ maxLength: 256 })),
   configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 };

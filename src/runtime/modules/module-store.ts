@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { invalid } from "../../lib/errors.js";
-import { fetchComponentCode, parseCodeUrl } from "./fetch-code.js";
+import { parseCodeUrl } from "./fetch-code.js";
+import { ENTRY_PATH, normalizeFiles, relativeTarget, type ModuleOrigin } from "./relative-imports.js";
 import type { NpmCache } from "./npm-cache.js";
 import { SDK_MODULES, findSpecifiers, kindOf, looksLikeEsm, parsePackageSpecifier, rewriteSpecifiers } from "./specifiers.js";
 
@@ -15,7 +16,7 @@ export interface ModuleStore {
   /** The folder a runner of this account may read. */
   accountDir(userId: string): string;
   /** Writes the code and everything it imports; returns the entry module's path. */
-  prepare(input: { userId: string; code: string; codeUrl?: string }): Promise<string>;
+  prepare(input: { userId: string; code: string; codeUrl?: string; files?: Record<string, string> }): Promise<string>;
 }
 
 const MAX_FILES = 100;
@@ -27,7 +28,7 @@ const safeName = (id: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : sha(id
 export function createModuleStore(options: { dir: string; npm: NpmCache; allowPrivateEgress: boolean }): ModuleStore {
   const prepared = new Map<string, Promise<string>>();
 
-  async function build(userId: string, code: string, codeUrl: string | undefined, hash: string): Promise<string> {
+  async function build(userId: string, code: string, codeUrl: string | undefined, componentFiles: Record<string, string> | undefined, hash: string): Promise<string> {
     const accountDir = join(options.dir, safeName(userId));
     const finalDir = join(accountDir, hash);
     const entryName = `component${looksLikeEsm(code) ? ".mjs" : ".cjs"}`;
@@ -37,8 +38,10 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     try {
       const files = new Map<string, string>(); // url → local file name
       const links = new Map<string, string>(); // package name → installed folder
-      const baseUrl = codeUrl ? parseCodeUrl(codeUrl).toString() : undefined;
-      await writeModule(temp, entryName, code, baseUrl, files, links);
+      // Files sent with the code win over its URL: they are what the code was written against.
+      const sources = componentFiles ? normalizeFiles(componentFiles) : undefined;
+      const origin: ModuleOrigin | undefined = sources ? { path: ENTRY_PATH } : codeUrl ? { url: parseCodeUrl(codeUrl).toString() } : undefined;
+      await writeModule(temp, entryName, code, origin, sources, files, links);
       await mkdir(join(temp, "node_modules", "@sluice"), { recursive: true });
       await writeSdk(join(temp, "node_modules"));
       for (const [name, installed] of links) {
@@ -58,7 +61,15 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     }
   }
 
-  async function writeModule(dir: string, fileName: string, code: string, baseUrl: string | undefined, files: Map<string, string>, links: Map<string, string>): Promise<void> {
+  async function writeModule(
+    dir: string,
+    fileName: string,
+    code: string,
+    origin: ModuleOrigin | undefined,
+    sources: Map<string, string> | undefined,
+    files: Map<string, string>,
+    links: Map<string, string>,
+  ): Promise<void> {
     const specifiers = findSpecifiers(code);
     const replacements = new Map<number, string>();
     for (const specifier of specifiers) {
@@ -66,17 +77,16 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       if (kind === "builtin" || kind === "sdk") continue;
       if (kind === "unsupported") throw invalid(`cannot import "${specifier.value}": only Node built-ins, npm packages and relative files can be imported`);
       if (kind === "relative") {
-        if (!baseUrl) throw invalid(`cannot resolve the relative import "${specifier.value}" without a component_url`);
-        const url = new URL(specifier.value, baseUrl).toString();
-        let local = files.get(url);
+        const target = relativeTarget(specifier.value, origin, sources, options.allowPrivateEgress);
+        let local = files.get(target.id);
         if (!local) {
           if (files.size >= MAX_FILES) throw invalid(`component imports more than ${MAX_FILES} files`);
-          const text = await fetchComponentCode(url, { allowPrivate: options.allowPrivateEgress });
-          const extension = /\.json$/i.test(new URL(url).pathname) ? ".json" : looksLikeEsm(text) ? ".mjs" : ".cjs";
-          local = `f_${sha(url).slice(0, 16)}${extension}`;
-          files.set(url, local);
+          const text = await target.load();
+          const extension = /\.json$/i.test(target.id.replace(/[?#].*$/, "")) ? ".json" : looksLikeEsm(text) ? ".mjs" : ".cjs";
+          local = `f_${sha(target.id).slice(0, 16)}${extension}`;
+          files.set(target.id, local);
           if (extension === ".json") await writeFile(join(dir, local), text);
-          else await writeModule(dir, local, text, url, files, links);
+          else await writeModule(dir, local, text, target.origin, sources, files, links);
         }
         replacements.set(specifier.start, `./${local}`);
         continue;
@@ -107,18 +117,30 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
 
   return {
     accountDir: (userId) => join(options.dir, safeName(userId)),
-    prepare({ userId, code, codeUrl }) {
-      const hash = codeHash(code, codeUrl ?? "");
+    prepare({ userId, code, codeUrl, files }) {
+      const hash = codeHash(code, (codeUrl ?? "") + filesDigest(files));
       const key = `${userId}/${hash}`;
       let promise = prepared.get(key);
       if (!promise) {
-        promise = build(userId, code, codeUrl, hash);
+        promise = build(userId, code, codeUrl, files, hash);
         prepared.set(key, promise);
         promise.catch(() => prepared.delete(key));
       }
       return promise;
     },
   };
+}
+
+// A component's files are one object for as long as its component is cached (runnable-source.ts).
+const digests = new WeakMap<object, string>();
+function filesDigest(files: Record<string, string> | undefined): string {
+  if (!files) return "";
+  let digest = digests.get(files);
+  if (digest === undefined) {
+    digest = `\u0000${sha(JSON.stringify(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))}`;
+    digests.set(files, digest);
+  }
+  return digest;
 }
 
 /**

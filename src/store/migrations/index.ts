@@ -9,6 +9,7 @@ import * as jobsByKey from "./006-jobs-by-key.js";
 import * as roomForUpdates from "./007-room-for-updates.js";
 import * as apiKeyLifecycle from "./008-api-key-lifecycle.js";
 import * as storageAccounting from "./009-storage-accounting.js";
+import * as componentFiles from "./010-component-files.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "007-room-for-updates": roomForUpdates,
   "008-api-key-lifecycle": apiKeyLifecycle,
   "009-storage-accounting": storageAccounting,
+  "010-component-files": componentFiles,
 };

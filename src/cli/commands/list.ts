@@ -1,0 +1,25 @@
+// `sluice list [sources | workflows | webhooks | subscriptions]`: a table of every page.
+import type { Command } from "commander";
+import { UsageError } from "../client/errors.js";
+import { printJson, printTable, time } from "../output.js";
+import { client, type JsonOption } from "./common.js";
+
+const WHAT = ["sources", "workflows", "webhooks", "subscriptions"] as const;
+
+export function listCommand(program: Command): void {
+  program
+    .command("list")
+    .description(`list the account's ${WHAT.join(", ")} (sources by default)`)
+    .argument("[what]", WHAT.join(" | "), "sources")
+    .option("--json", "print the API's data as JSON")
+    .action(async (what: string, options: JsonOption) => {
+      if (!(WHAT as readonly string[]).includes(what)) throw new UsageError(`cannot list "${what}": choose one of ${WHAT.join(", ")}`);
+      const api = client();
+      const items: any[] = what === "subscriptions" ? (await api.get("/users/me/subscriptions")).data : await api.all(`/users/me/${what}`);
+      if (options.json) return printJson(items);
+      if (what === "sources") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((s) => [s.id, s.name, String(s.active), time(s.updated_at)]));
+      else if (what === "workflows") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((w) => [w.id, w.name ?? "", String(w.active), time(w.updated_at)]));
+      else if (what === "webhooks") printTable(["ID", "NAME", "ACTIVE", "URL"], items.map((w) => [w.id, w.name ?? "", String(w.active), w.url]));
+      else printTable(["ID", "EMITTER", "STREAM", "LISTENER"], items.map((s) => [s.id, s.emitter_id, s.event_name ?? "", s.listener_id]));
+    });
+}
