@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runColdStartBench } from "./cold-start.js";
 import { runDeliveryBench } from "./delivery.js";
+import { runEgressProxyBench } from "./egress-proxy.js";
 import { runIngestBench } from "./ingest.js";
 import { runTimerBench } from "./timers.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
@@ -49,6 +50,11 @@ async function main(): Promise<void> {
   const cold = await runColdStartBench();
   results.coldStart = cold;
   console.log(`${"runner cold start".padEnd(34)} node -e 0: p50 ${cold.nodeFloor.p50Ms} ms, p99 ${cold.nodeFloor.p99Ms} ms; ${Object.entries(cold.modes).map(([mode, r]) => `sandbox ${mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (warm ${r.warmMs} ms)`).join("; ")} over ${cold.samples} first executions`);
+
+  const egress = await runEgressProxyBench();
+  results.egressProxy = egress;
+  const share = (r: { directPerSecond: number; proxiedPerSecond: number; ratio: number }) => `${r.proxiedPerSecond} req/s through the proxy, ${r.directPerSecond} direct → ${(r.ratio * 100).toFixed(1)} %`;
+  console.log(`${"HTTP from user code".padEnd(34)} keep-alive: ${share(egress.keepAlive)} (target ≥ 50 %); a connection per request: ${share(egress.newConnections)} (sandbox ${egress.sandbox})`);
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });
