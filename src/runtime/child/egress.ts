@@ -17,11 +17,15 @@ export interface EgressSettings {
   proxyPath?: string;
   allowPrivate: boolean;
   sandboxed: boolean;
+  /** A file of extra CA certificates (PEM) that TLS trusts besides Node's own. */
+  extraCaCerts?: string;
 }
 
 export function egressSettings(argv: string[]): EgressSettings {
   const value = (name: string) => argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-  return { proxyPath: value("--egress-proxy") || undefined, allowPrivate: argv.includes("--allow-private-egress"), sandboxed: value("--sandbox") === "bwrap" };
+  const settings: EgressSettings = { proxyPath: value("--egress-proxy") || undefined, allowPrivate: argv.includes("--allow-private-egress"), sandboxed: value("--sandbox") === "bwrap" };
+  const extraCaCerts = value("--extra-ca-certs");
+  return extraCaCerts ? { ...settings, extraCaCerts } : settings;
 }
 
 function denied(message: string, code: string): () => never {
@@ -37,7 +41,7 @@ export function installEgressGuard(settings: EgressSettings): void {
   const connect = net.Socket.prototype.connect as ProxyAccess["connect"];
   const proxy = settings.proxyPath ? { path: settings.proxyPath, connect } : undefined;
   installNetEgress(proxy, settings.allowPrivate);
-  installTlsEgress();
+  installTlsEgress(settings.extraCaCerts);
   installDnsEgress(proxy);
 
   const refuseUdp = denied("UDP is not available to user code", "EGRESS_UDP_REFUSED");

@@ -2,6 +2,7 @@
 // URLs) run over a tunnel through the egress proxy. TLS must not wrap the tunnel's Unix socket
 // handle directly, or it would read the proxy's reply as TLS: it gets a Duplex around the
 // tunnelled socket instead, which only carries the bytes after the reply.
+import { readFileSync } from "node:fs";
 import net, { type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import tls from "node:tls";
@@ -71,10 +72,26 @@ class TunnelStream extends Duplex {
   }
 }
 
-export function installTlsEgress(): void {
+/** Options trusting the extra CA certificates too, unless the caller chose what to trust. */
+function withExtraCa(extraCaFile: string | undefined): (options: TlsArgs[0]) => void {
+  if (!extraCaFile) return () => {};
+  let context: tls.SecureContext | undefined;
+  let ca: string[] | undefined;
+  return (options) => {
+    if (options.ca !== undefined || options.secureContext !== undefined) return;
+    ca ??= [...tls.rootCertificates, readFileSync(extraCaFile, "utf8")];
+    // One context for every connection that sets nothing of its own (parsing the roots is the cost).
+    if (options.cert === undefined && options.key === undefined && options.pfx === undefined) options.secureContext = context ??= tls.createSecureContext({ ca });
+    else options.ca = ca;
+  };
+}
+
+export function installTlsEgress(extraCaFile?: string): void {
   const connect = tls.connect;
+  const trustExtraCa = withExtraCa(extraCaFile);
   tls.connect = function egressTlsConnect(...args: unknown[]): tls.TLSSocket {
     const [options, callback] = tlsArgs(args);
+    trustExtraCa(options);
     if (options.socket) {
       // A socket of user code still opening its tunnel: TLS reads it after the reply.
       if (isOpeningTunnel(options.socket)) options.socket = new TunnelStream(options.socket as Socket);
