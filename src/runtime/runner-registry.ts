@@ -6,21 +6,13 @@
 // services sharing the data directory alone.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive } from "./process-alive.js";
 
 export interface RunnerRegistry {
   record(pid: number): void;
   forget(pid: number): void;
   /** Kills orphaned runners of services that died; returns how many. */
   reapOrphans(): number;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function commandLine(pid: number): string | undefined {

@@ -12,6 +12,7 @@ import { createMemoryWatchdog, type MemoryWatchdog } from "./memory-watchdog.js"
 import { createOpenFilesCap } from "./open-files.js";
 import { cpuMsOf, processTree, setOomScoreAdj } from "./proc-tree.js";
 import { createRunnerCgroup, type CgroupLayout, type RunnerCgroup } from "./runner-cgroup.js";
+import { isAlive } from "../process-alive.js";
 
 export interface RunnerLimitsOptions {
   /** Memory of a runner's whole process tree. */
@@ -89,15 +90,6 @@ function pageSize(): number {
   const result = spawnSync("getconf", ["PAGESIZE"], { encoding: "utf8" });
   const size = Number(result.stdout);
   return Number.isInteger(size) && size > 0 ? size : 4096;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function killQuietly(pid: number, signal: NodeJS.Signals): void {
