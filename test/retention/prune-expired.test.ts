@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/config.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
 import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
 import { FakeClock } from "../../src/lib/clock.js";
-import { newId, newTimeOrderedId } from "../../src/lib/ids.js";
+import { newId, newTimeOrderedId, randomString } from "../../src/lib/ids.js";
 import type { DeliveriesTable } from "../../src/store/schema.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
@@ -43,9 +43,8 @@ for (const dialect of DIALECTS) {
       await database.drop();
     });
 
-    async function delivery(ageDays: number, status: DeliveriesTable["status"], attempts = 1): Promise<string> {
+    async function delivery(ageDays: number, status: DeliveriesTable["status"], attempts = 1, id = newTimeOrderedId("del", clock.now() - ageDays * DAY_MS)): Promise<string> {
       const at = clock.now() - ageDays * DAY_MS;
-      const id = newTimeOrderedId("del", at);
       await store.db
         .insertInto("deliveries")
         .values({ id, user_id: userId, listener_id: "wh_x", emitter_id: "dc_x", event_id: `${at}-0`, stream: "", event: "{}", hops: 0, status, attempts, next_attempt_at: null, last_attempt_at: at, created_at: at, updated_at: at })
@@ -107,6 +106,15 @@ for (const dialect of DIALECTS) {
       await store.db.updateTable("deliveries").set({ updated_at: clock.now() - 3 * DAY_MS }).where("id", "=", id).execute();
       await pruneExpired(context(), { pauseMs: 0 });
       assert.equal(await exists(id), true);
+    });
+
+    it("also reaches deliveries made before ids were time-ordered (random ids), past the recent ones", async () => {
+      for (let i = 0; i < 6; i++) await delivery(1, "succeeded");
+      const legacy = await delivery(90, "failed", 1, `del_z${randomString(15)}`);
+      const legacyPending = await delivery(90, "pending", 1, `del_y${randomString(15)}`);
+      await pruneExpired(context(), { pauseMs: 0, batchSize: 3 });
+      assert.equal(await exists(legacy), false);
+      assert.equal(await exists(legacyPending), true);
     });
 
     it("deletes in batches no larger than the batch size", async () => {

@@ -5,10 +5,11 @@
 // age. Queue jobs need nothing: a job's row is deleted when it finishes.
 //
 // Nothing here adds work to the write paths: deliveries are walked in primary-key order, which
-// is creation order (time-ordered ids), and stop where they become recent; events are reached
+// is creation order (time-ordered ids), up to where they become recent; events are reached
 // through the index of each emitter's streams, emitter by emitter (emitter_storage lists them).
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
+import { timeOrderedIdStart } from "../../lib/ids.js";
 import type { Ctx } from "../context.js";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -66,7 +67,14 @@ export async function pruneExpired(ctx: PruneCtx, options: PruneOptions = {}): P
 }
 
 async function pruneDeliveries(ctx: PruneCtx, cutoff: number, batchSize: number, counts: PruneCounts, pause: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  let after = "";
+  // Time-ordered ids sort before the start of tomorrow's; deliveries made before ids were
+  // time-ordered have random ids, most of them after that: walked as a range of their own.
+  await pruneDeliveriesFrom(ctx, "", cutoff, batchSize, counts, pause, signal);
+  await pruneDeliveriesFrom(ctx, timeOrderedIdStart("del", ctx.clock.now() + DAY_MS), cutoff, batchSize, counts, pause, signal);
+}
+
+async function pruneDeliveriesFrom(ctx: PruneCtx, from: string, cutoff: number, batchSize: number, counts: PruneCounts, pause: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  let after = from;
   while (!signal?.aborted) {
     const rows = await ctx.db
       .selectFrom("deliveries")
