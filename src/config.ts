@@ -50,6 +50,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Where a process without the api role serves /metrics; unset, it serves none. */
   metricsPort: number | undefined;
+  /** Finished deliveries (with their attempts) and $logs events older than this many days are pruned by the worker role. */
+  deliveryRetentionDays: number;
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
     metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
     metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
+    deliveryRetentionDays: int(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, 1),
   };
   assertSafeConfig(config);
   return config;

@@ -29,6 +29,7 @@ import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { meteredRunner } from "./runtime/metered-runner.js";
 import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
+import { startRetentionLoop } from "./domain/retention/retention-loop.js";
 import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
 import { openStore, type Store } from "./store/store.js";
 
@@ -69,7 +70,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const logger = options.logger ?? pino({ level: config.logLevel });
   const sandbox = options.sandbox ?? chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn(sandbox.warning);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   // One registry per instance: two instances in one process (tests) count apart.
   const metrics = createMetrics();
   const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics });
@@ -127,6 +128,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   if (roles.includes("worker")) {
     queue.start();
     tasks.push({ name: "queue", stop: () => queue.stop() });
+    tasks.push(startRetentionLoop(ctx, { freePages: store.freePages }));
   }
   if (roles.includes("scheduler")) tasks.push(startTimerLoop({ ctx, queue }));
 

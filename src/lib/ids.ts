@@ -47,9 +47,14 @@ const TIME_CHARS = 8; // 62^8 ms: past the year 8000
  * and a commit writes that much less. Same shape and length as `newId`.
  */
 export function newTimeOrderedId(prefix: IdPrefix, ms = Date.now()): string {
+  return `${timeOrderedIdStart(prefix, ms)}${randomString(16 - TIME_CHARS)}`;
+}
+
+/** What every time-ordered id made at `ms` starts with; ids made later sort after it. */
+export function timeOrderedIdStart(prefix: IdPrefix, ms: number): string {
   let time = "";
   for (let rest = Math.max(0, Math.floor(ms)), i = 0; i < TIME_CHARS; i++, rest = Math.floor(rest / 62)) time = SORTED_DIGITS[rest % 62] + time;
-  return `${prefix}_${time}${randomString(16 - TIME_CHARS)}`;
+  return `${prefix}_${time}`;
 }
 
 export function idPrefix(id: string): string | undefined {

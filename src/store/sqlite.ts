@@ -5,6 +5,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./schema.js";
+import { ensureIncrementalAutoVacuum, freeFreePages, type AutoVacuumNote } from "./sqlite-auto-vacuum.js";
 import { checkpointInThread, type CheckpointOptions, type Checkpoints } from "./sqlite-checkpoints.js";
 import { cachePreparedStatements } from "./sqlite-statement-cache.js";
 
@@ -12,6 +13,10 @@ export interface SqliteStore {
   db: Kysely<Database>;
   /** Undefined when opened without (`checkpoints: false`, for a reader beside the service). */
   checkpoints: Checkpoints | undefined;
+  /** Set when opening rewrote a database made before incremental auto_vacuum (once). */
+  autoVacuum: AutoVacuumNote | undefined;
+  /** Frees up to `maxPages` free pages (sqlite-auto-vacuum.ts); resolves with how many it freed. */
+  freePages(maxPages: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -19,6 +24,8 @@ export function openSqlite(dataDir: string, options: { fileName?: string; checkp
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, options.fileName ?? "sluice.db");
   const sqlite = new SQLite(file);
+  // A reader beside the service leaves the file's layout to the service.
+  const autoVacuum = options.checkpoints === false ? undefined : ensureIncrementalAutoVacuum(sqlite);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
@@ -29,6 +36,9 @@ export function openSqlite(dataDir: string, options: { fileName?: string; checkp
   return {
     db,
     checkpoints,
+    autoVacuum,
+    // Holding Kysely's one connection keeps the pragma out of any transaction it has open.
+    freePages: (maxPages) => db.connection().execute(async () => freeFreePages(sqlite, maxPages)),
     async close() {
       await checkpoints?.stop();
       await db.destroy();

@@ -1,0 +1,182 @@
+// Scale-out on one PostgreSQL database: one `sluice serve --role api`, two `--role worker` and
+// one `--role scheduler` process. A steady stream of events goes to an HTTP source subscribed
+// to a loopback webhook while a timer source ticks every second; one worker is SIGKILLed under
+// load. Nothing accepted (2xx) is lost: every event arrives, a duplicate only with the same
+// webhook-id. The timer fires once per tick across the processes: one event per timestamp.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { after, before, describe, it } from "node:test";
+import { CLI_PATH } from "../cli/spawn-sluice.js";
+import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { request } from "../helpers/http-client.js";
+import { waitFor } from "../queue/wait-for.js";
+import { Receiver } from "./receiver.js";
+
+const ADMIN = "scale-out-admin-token-of-at-least-32-characters";
+
+const HTTP_SOURCE = `export default {
+  name: "scale-out http", version: "0.0.1",
+  props: { http: "$.interface.http" },
+  async run(event) { this.$emit(event.body); },
+};`;
+
+const TIMER_SOURCE = `export default {
+  name: "scale-out timer", version: "0.0.1",
+  props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } },
+  async run(event) { this.$emit({ timestamp: event.timestamp }); },
+};`;
+
+interface Started {
+  child: ChildProcess;
+  url: string | undefined;
+}
+
+/** Starts `sluice serve --role <role>` and waits for its "sluice started" line. */
+function serve(role: string, env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, [CLI_PATH, "serve", "--role", role], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr!.resume();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sluice --role ${role} did not start within 30 s`)), 30_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (!line.includes("sluice started")) return;
+      clearTimeout(timer);
+      resolve({ child, url: (JSON.parse(line) as { url?: string }).url });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sluice --role ${role} exited with ${code} before it started`));
+    });
+  });
+}
+
+/** Descendants of a process (Linux /proc): runner children a SIGKILL leaves behind. */
+function descendants(pid: number): number[] {
+  try {
+    const direct = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return direct.flatMap((child) => [child, ...descendants(child)]);
+  } catch {
+    return [];
+  }
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const exited = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+
+/** webhook-ids each event arrived under, by a key taken from its body. */
+function webhookIdsBy(received: Array<{ body: string; headers: Record<string, unknown> }>, key: (body: any) => number): Map<number, Set<string>> {
+  const ids = new Map<number, Set<string>>();
+  for (const r of received) {
+    const k = key(JSON.parse(r.body));
+    const set = ids.get(k) ?? new Set<string>();
+    set.add(String(r.headers["webhook-id"]));
+    ids.set(k, set);
+  }
+  return ids;
+}
+
+const skip = DIALECTS.includes("postgres") ? false : "needs PostgreSQL: set TEST_DATABASE_URL to run it";
+
+describe("scale-out: api, two workers and a scheduler on one PostgreSQL database", { skip }, () => {
+  let database: TestDatabase;
+  let receiver: Receiver;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    database = await createTestDatabase("postgres");
+    receiver = await new Receiver().start();
+  });
+  after(async () => {
+    const runners = children.flatMap((child) => (child.pid ? descendants(child.pid) : []));
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await Promise.all(children.map(exited));
+    killAll(runners);
+    await receiver?.close();
+    await database?.drop();
+  });
+
+  it("loses no accepted event when a worker dies under load, and fires each timer tick once", async (t) => {
+    const env: Record<string, string> = {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: database.databaseUrl!,
+      SLUICE_DATA_DIR: database.dataDir,
+      SLUICE_ADMIN_TOKEN: ADMIN,
+      SLUICE_ALLOW_PRIVATE_EGRESS: "true",
+      SLUICE_API_RATE_LIMIT_PER_MINUTE: "1000000",
+      SLUICE_WEBHOOK_RETRY_SCHEDULE: "0.2,0.5,1,1,1,1,1,1,1,1",
+      SLUICE_QUEUE_LEASE_SECONDS: "2",
+      SLUICE_MIN_TIMER_SECONDS: "1",
+      LOG_LEVEL: "info",
+    };
+    // The api process migrates the fresh database before the others open it.
+    const api = await serve("api", env);
+    children.push(api.child);
+    const [worker1, worker2, scheduler] = await Promise.all([serve("worker", env), serve("worker", env), serve("scheduler", env)]);
+    children.push(worker1.child, worker2.child, scheduler.child);
+    const base = `${api.url}/v1`;
+
+    const user = await request(base, "POST", "/admin/users", { key: ADMIN, json: { username: "scaler", email: "scaler@example.test", plan: "paid" } });
+    assert.equal(user.status, 200, user.text);
+    const key = user.body.data.api_key as string;
+    const source = await request(base, "POST", "/sources", { key, json: { component_code: HTTP_SOURCE } });
+    assert.equal(source.status, 200, source.text);
+    const hook = await request(base, "POST", "/webhooks", { key, query: { url: `${receiver.url}/events` } });
+    await request(base, "POST", "/subscriptions", { key, query: { emitter_id: source.body.data.id, listener_id: hook.body.data.id } });
+    const endpoint = source.body.data.configured_props.http.endpoint_url as string;
+    const timer = await request(base, "POST", "/sources", { key, json: { component_code: TIMER_SOURCE, configured_props: { timer: { intervalSeconds: 1 } } } });
+    assert.equal(timer.status, 200, timer.text);
+    const timerHook = await request(base, "POST", "/webhooks", { key, query: { url: `${receiver.url}/timer` } });
+    await request(base, "POST", "/subscriptions", { key, query: { emitter_id: timer.body.data.id, listener_id: timerHook.body.data.id } });
+
+    // A steady stream from a few concurrent senders until told to stop.
+    const accepted = new Set<number>();
+    let next = 0;
+    let sending = true;
+    const senders = Array.from({ length: 4 }, async () => {
+      while (sending && next < 20_000) {
+        const n = next++;
+        const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+        await res.arrayBuffer();
+        if (res.status >= 200 && res.status < 300) accepted.add(n);
+      }
+    });
+    const delivered = () => new Set(receiver.at("/events").map((r) => JSON.parse(r.body).n as number));
+
+    const tickCount = () => new Set(receiver.at("/timer").map((r) => JSON.parse(r.body).timestamp as number)).size;
+    // Ticks on both sides of the kill: the timer's runs and deliveries go to either worker.
+    await waitFor(() => accepted.size >= 200 && delivered().size >= 50 && tickCount() >= 3, 20_000, 20);
+    const orphans = descendants(worker1.child.pid!);
+    worker1.child.kill("SIGKILL");
+    await exited(worker1.child);
+    killAll(orphans);
+    const acceptedAtKill = accepted.size;
+    const deliveredAtKill = delivered().size;
+    const ticksAtKill = tickCount();
+    assert.ok(deliveredAtKill < acceptedAtKill, "the worker died with accepted events not yet delivered");
+    await waitFor(() => accepted.size >= acceptedAtKill + 200 && tickCount() >= ticksAtKill + 4, 20_000, 20);
+    sending = false;
+    await Promise.all(senders);
+
+    await waitFor(() => [...accepted].every((n) => delivered().has(n)), 30_000, 100);
+    const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
+    for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
+
+    t.diagnostic(`accepted ${accepted.size} events (${acceptedAtKill} before the kill, ${deliveredAtKill} of them delivered by then); ${receiver.at("/events").length} webhook requests`);
+    const ticks = webhookIdsBy(receiver.at("/timer"), (body) => body.timestamp);
+    t.diagnostic(`the timer fired for ${ticks.size} ticks in ${receiver.at("/timer").length} webhook requests`);
+    assert.ok(ticks.size >= 7, `the timer fired during the run (${ticks.size} ticks)`);
+    for (const [timestamp, ids] of ticks) assert.equal(ids.size, 1, `tick ${timestamp} fired ${ids.size} times`);
+  });
+});

@@ -1,0 +1,58 @@
+// The worker's retention loop: passes run on their own, each logged with what it removed.
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
+import { loadConfig } from "../../src/config.js";
+import { newInProcessState } from "../../src/domain/in-process-state.js";
+import { DAY_MS } from "../../src/domain/retention/prune-expired.js";
+import { startRetentionLoop } from "../../src/domain/retention/retention-loop.js";
+import { FakeClock } from "../../src/lib/clock.js";
+import { newTimeOrderedId } from "../../src/lib/ids.js";
+import { openStore, type Store } from "../../src/store/store.js";
+import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { waitFor } from "../queue/wait-for.js";
+
+for (const dialect of DIALECTS) {
+  describe(`retention loop [${dialect}]`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    it("prunes in the background and logs each pass with its counts", async () => {
+      const clock = new FakeClock(Date.UTC(2026, 5, 1));
+      const old = clock.now() - 8 * DAY_MS;
+      await store.db
+        .insertInto("deliveries")
+        .values({ id: newTimeOrderedId("del", old), user_id: "u_x", listener_id: "wh_x", emitter_id: "dc_x", event_id: "1-0", stream: "", event: "{}", hops: 0, status: "failed", attempts: 1, next_attempt_at: null, last_attempt_at: old, created_at: old, updated_at: old })
+        .execute();
+      const entries: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          entries.push(JSON.parse(String(chunk)));
+          done();
+        },
+      });
+      const ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "info" }, sink), config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "7" }), ...newInProcessState() };
+      const loop = startRetentionLoop(ctx, { firstDelayMs: 0, intervalMs: 10, pauseMs: 0, freePages: store.freePages });
+      try {
+        await waitFor(() => entries.filter((entry) => /^retention pass/.test(String(entry.msg))).length >= 2);
+      } finally {
+        await loop.stop();
+      }
+      const passes = entries.filter((entry) => /^retention pass/.test(String(entry.msg)));
+      assert.match(String(passes[0]!.msg), /pruned 1 deliveries, 0 attempts and 0 \$logs events older than 7 days/);
+      assert.equal(passes[0]!.deliveries, 1);
+      assert.equal(passes[1]!.deliveries, 0);
+      const count = await store.db.selectFrom("deliveries").select("id").execute();
+      assert.equal(count.length, 0);
+    });
+  });
+}
