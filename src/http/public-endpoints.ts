@@ -19,7 +19,7 @@ import { receiveEndpointRequest } from "../domain/endpoints/receive-endpoint-req
 import { ServiceError } from "../lib/errors.js";
 import { newRequestId } from "../lib/ids.js";
 import { safeDecode } from "../lib/safe-decode.js";
-import type { HttpResponseRecord } from "../runtime/contract.js";
+import type { HttpResponseRecord } from "../runtime/code-runner.js";
 import { internalErrorBody, serviceErrorReply } from "./error-handler.js";
 
 export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;

@@ -1,4 +1,4 @@
-// The CodeRunner (contract.ts) over a pool of sandboxed runner processes. The service only
+// The CodeRunner (code-runner.ts) over a pool of sandboxed runner processes. The service only
 // prepares files (fetching relative imports, installing npm packages); the code itself is
 // evaluated in a runner of the calling account, never in the service.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import { createEgressProxy, type EgressProxyOptions } from "../egress/egress-proxy.js";
 import { ServiceError, invalid } from "../lib/errors.js";
-import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./contract.js";
+import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
 import { createNpmCache } from "./modules/npm-cache.js";
@@ -26,7 +26,7 @@ const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 
 /** Folders and files a runner may read besides its account's module folder. */
 export function runnerCodePaths(): string[] {
-  // The whole compiled runtime folder: the component child and the workflow steps (issue 5).
+  // The whole compiled runtime folder: the component runner and the workflow steps.
   const egress = join(RUNTIME_DIR, "..", "egress");
   return [RUNTIME_DIR + "/", join(egress, "egress-guard.js"), join(egress, "egress-protocol.js"), join(packageRoot(), "package.json")];
 }
@@ -92,7 +92,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   mkdirSync(npm.dir, { recursive: true });
   const ca = settings.extraCaCertsFile;
   const codePaths = [...runnerCodePaths(), ...(ca ? [ca] : [])];
-  const script = join(RUNTIME_DIR, "child", "main.js");
+  const script = join(RUNTIME_DIR, "child", "runner-entry.js");
   const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
   registry.reapOrphans();
   // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the

@@ -6,7 +6,7 @@
 // so the workflow runtime reuses it.
 import type { ChildProcess } from "node:child_process";
 import type { Duplex } from "node:stream";
-import type { ExecutionFailure } from "./contract.js";
+import type { ExecutionFailure } from "./code-runner.js";
 import type { ChildMessage, ErrorData } from "./child/protocol.js";
 import type { LaunchRunner } from "./runner-launcher.js";
 import { createRunnerChannel, type RunnerChannel } from "./runner-channel.js";

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { egressSettings } from "../../src/runtime/child/egress.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
-import type { ExecuteResult } from "../../src/runtime/contract.js";
+import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { fakeLookup, fakeResolver, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
 import { testRunnerSettings } from "../helpers/runner-settings.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
-import type { ExecuteResult } from "../../src/runtime/contract.js";
+import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { testRunnerSettings } from "../helpers/runner-settings.js";
 import { BWRAP_SKIP, SANDBOX_MODES } from "../helpers/sandbox-modes.js";
 

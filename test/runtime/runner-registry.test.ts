@@ -130,7 +130,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
 // runner was even ready: it used to spin at full CPU, reporting the closed channel's error
 // over that same channel, forever.
 describe("a runner without its service", () => {
-  const runner = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "runtime", "child", "main.js");
+  const runner = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "runtime", "child", "runner-entry.js");
 
   it("exits when the service is gone before the runner is ready", async () => {
     // A stand-in service: starts a runner and exits at once, printing the runner's pid.

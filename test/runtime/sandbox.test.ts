@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { ExecuteResult } from "../../src/runtime/contract.js";
+import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { SANDBOX_MODES } from "../helpers/sandbox-modes.js";
 import { request } from "../helpers/http-client.js";

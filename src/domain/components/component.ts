@@ -1,7 +1,7 @@
 // A saved component as the domain sees it, and its API view (spec: Component).
 import { createHash } from "node:crypto";
 import { toUnixSeconds } from "../../lib/clock.js";
-import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import type { ComponentsTable } from "../../store/schema.js";
 
 export interface SavedComponent {

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import type { Ctx } from "../context.js";
 import { newId } from "../../lib/ids.js";
-import type { CodeRunner } from "../../runtime/contract.js";
+import type { CodeRunner } from "../../runtime/code-runner.js";
 import { packageRoot } from "../../runtime/package-root.js";
 import { codeHash } from "./component.js";
 

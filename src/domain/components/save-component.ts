@@ -1,7 +1,7 @@
 import type { Actor, Ctx } from "../context.js";
 import { invalid } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
-import type { CodeRunner } from "../../runtime/contract.js";
+import type { CodeRunner } from "../../runtime/code-runner.js";
 import { fetchComponentCode } from "../../runtime/modules/fetch-code.js";
 import type { ComponentsTable } from "../../store/schema.js";
 import { codeHash, componentFromRow, type SavedComponent } from "./component.js";

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Ctx } from "../context.js";
 import type { JobQueue, NewJob } from "../../queue/job-queue.js";
-import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 
 /** One request to a public endpoint, as read from the wire (body limit already applied). */
 export interface EndpointRequest {

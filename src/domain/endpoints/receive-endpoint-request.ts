@@ -5,7 +5,7 @@
 // itself — it runs now and the request gets the response the code gave, once the run's events
 // are stored. A run that fails before responding is an ExecutionFailedError (a 500 naming it).
 import { notFound } from "../../lib/errors.js";
-import type { HttpResponseRecord } from "../../runtime/contract.js";
+import type { HttpResponseRecord } from "../../runtime/code-runner.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import { assertWithinQuota } from "../usage/quota.js";
 import { assertStorageAvailable } from "../usage/storage-quota.js";

@@ -1,6 +1,6 @@
 // Dedupe strategies on meta.id (docs/components.md, "Dedupe"). Pure: takes the stored state, returns the
 // emits to keep and the next state.
-import type { EmitRecord } from "../../runtime/contract.js";
+import type { EmitRecord } from "../../runtime/code-runner.js";
 
 export type DedupeStrategy = "unique" | "greatest" | "last" | null;
 export const UNIQUE_IDS_KEPT = 100;

@@ -1,7 +1,7 @@
 // Lifecycle hooks (deploy, activate, deactivate) run in the runner like `run`, so what they
 // store in $.service.db or emit is kept, and each counts as an invocation like any other
 // execution. A hook the component lacks is skipped.
-import type { ExecuteRequest } from "../../runtime/contract.js";
+import type { ExecuteRequest } from "../../runtime/code-runner.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import type { RunnableSource } from "./runnable-source.js";
 

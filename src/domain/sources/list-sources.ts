@@ -1,6 +1,6 @@
 // GET /users/me/sources/: the account's sources, newest first, without user_id.
 import type { Actor, Ctx } from "../context.js";
-import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import { paginateByCreation, type Page, type PageRequest } from "../../store/paginate.js";
 import { sourceView, type SourceView } from "./source-view.js";
 

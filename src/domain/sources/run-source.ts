@@ -7,7 +7,7 @@ import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import { recordUsage } from "../usage/record-usage.js";
-import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/contract.js";
+import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { endpointUrl, runnableSource, type RunnableSource } from "./runnable-source.js";
 import { withSourceLock, type LockedState } from "./source-lock.js";

@@ -1,6 +1,6 @@
 // The runnable sources a context remembers (runnable-source.ts reads and fills it): by id, by
 // endpoint key, and the saved components their code comes from.
-import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import type { SavedComponent } from "../components/component.js";
 
 export interface RunnableSource {

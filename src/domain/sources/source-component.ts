@@ -5,7 +5,7 @@ import { findComponent } from "../components/find-component.js";
 import { saveComponent } from "../components/save-component.js";
 import type { SavedComponent } from "../components/component.js";
 import { invalid, ServiceError } from "../../lib/errors.js";
-import type { CodeRunner } from "../../runtime/contract.js";
+import type { CodeRunner } from "../../runtime/code-runner.js";
 
 export interface ComponentChoice {
   component_id?: string;

@@ -2,7 +2,7 @@
 // the runnable-source cache (the hot ingest path), run by a `source.run` job or, with
 // customResponse, at once. Their code receives {method, path, query, headers, bodyRaw, body}.
 import type { JobQueue } from "../../queue/job-queue.js";
-import type { HttpResponseRecord } from "../../runtime/contract.js";
+import type { HttpResponseRecord } from "../../runtime/code-runner.js";
 import type { EndpointKind, EndpointRequest } from "../endpoints/endpoint-kind.js";
 import { jsonOrText } from "../endpoints/request-body.js";
 import { runSource, type SourceDeps } from "./run-source.js";

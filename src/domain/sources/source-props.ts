@@ -1,7 +1,7 @@
 // Checks a source's configured_props against its component's props and derives what the
 // source needs: the plain values for the runner, the timer, the HTTP interface.
 import { invalid } from "../../lib/errors.js";
-import type { ComponentMetadata, ConfigurableProp } from "../../runtime/contract.js";
+import type { ComponentMetadata, ConfigurableProp } from "../../runtime/code-runner.js";
 import { timerSpecOf, type TimerSpec } from "./timer-spec.js";
 
 export const TIMER = "$.interface.timer";

@@ -1,7 +1,7 @@
 // The API view of a source (spec: Source). Timestamps in Unix seconds.
 import type { Ctx } from "../context.js";
 import { toUnixSeconds } from "../../lib/clock.js";
-import type { ComponentMetadata } from "../../runtime/contract.js";
+import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import type { SourcesTable } from "../../store/schema.js";
 import { configuredPropsView } from "./source-props.js";
 import { endpointUrl } from "./runnable-source.js";

@@ -2,7 +2,7 @@
 // default, then the legacy placement on the prop itself) and when a timer runs next.
 import { Cron } from "croner";
 import { invalid } from "../../lib/errors.js";
-import type { ConfigurableProp } from "../../runtime/contract.js";
+import type { ConfigurableProp } from "../../runtime/code-runner.js";
 
 export const DEFAULT_TIMER_SECONDS = 900;
 

@@ -1,6 +1,6 @@
 // The context of one run (original_context of its errors) and the shape of its $errors event.
 import { randomString } from "../../lib/ids.js";
-import type { ExecutionFailure } from "../../runtime/contract.js";
+import type { ExecutionFailure } from "../../runtime/code-runner.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { platformVersion } from "./platform-version.js";
 

@@ -1,6 +1,6 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
 // interface objects ($.service.db, $.interface.http, timers, app props with bound methods).
-import type { EmitRecord, HttpResponseRecord } from "../contract.js";
+import type { EmitRecord, HttpResponseRecord } from "../code-runner.js";
 import { propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
 import { emitBudget, runLimits } from "./run-limits.js";

@@ -1,7 +1,7 @@
 // Handler "execute": runs run(event) or a lifecycle hook of a component and returns what it
 // emitted, logged, stored and answered. An error thrown by the code is a result, not a failure
 // of the runner.
-import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../contract.js";
+import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../code-runner.js";
 import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
 import { loadComponent, requireRun } from "./load-component.js";

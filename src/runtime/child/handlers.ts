@@ -1,5 +1,4 @@
-// The runner's message types and their handlers. Other entry points (the workflow steps of
-// issue 5) add a line here.
+// The runner's message types and their handlers: components, and the workflow steps' own.
 import { execute } from "./execute.js";
 import { inspect } from "./inspect.js";
 import type { Handler } from "./protocol.js";

@@ -1,7 +1,7 @@
 // Normalises a component's props into the spec's configurable_props: shorthand strings
 // ("$.service.db", "string", "$.interface.http"), propDefinitions of app props, timer
 // defaults in their object and legacy placement, and HTTP customResponse.
-import type { ConfigurableProp } from "../contract.js";
+import type { ConfigurableProp } from "../code-runner.js";
 
 const SHORTHAND_FIELDS = ["label", "description", "optional", "default", "options", "secret", "min", "max"] as const;
 

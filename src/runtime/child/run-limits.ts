@@ -1,7 +1,7 @@
 // The per-execution limits the service started this runner with (`--limits=<json>`): what one
 // execution may emit. The service checks the result again; here a clear error reaches the code
 // that crossed a limit, at the emit that crossed it.
-import type { RunLimits } from "../contract.js";
+import type { RunLimits } from "../code-runner.js";
 
 const DEFAULTS: RunLimits = { maxEmits: 1000, maxEmitBytes: 16 * 1024 * 1024, maxEventBytes: 2 * 1024 * 1024 };
 

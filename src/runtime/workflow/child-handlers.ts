@@ -4,8 +4,8 @@
 import { pathToFileURL } from "node:url";
 import { captureLogs } from "../child/console-capture.js";
 import type { HandlerTools } from "../child/protocol.js";
-import type { LogRecord } from "../contract.js";
-import type { StepProblem } from "./contract.js";
+import type { LogRecord } from "../code-runner.js";
+import type { StepProblem } from "./workflow-execution.js";
 import { checkSteps, runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
 
 export interface PreparedStep {

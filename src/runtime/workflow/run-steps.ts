@@ -1,7 +1,7 @@
 // Runs inside a runner child process: loads each step module and calls its run({ steps, $ })
 // in order. The service only ever receives the plain-data result.
-import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
-import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./contract.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
+import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./workflow-execution.js";
 import { toResponseRecord } from "../child/response-record.js";
 import { cleanStack } from "../child/clean-stack.js";
 import { emitBudget, runLimits } from "../child/run-limits.js";

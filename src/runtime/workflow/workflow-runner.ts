@@ -2,11 +2,11 @@
 // imports, SDK helpers) and asks an account's runner to check or run them. Implements the
 // workflow part of CodeRunner on the runtime's process pool and module store.
 import { ServiceError } from "../../lib/errors.js";
-import type { ExecutionFailure, HttpResponseRecord } from "../contract.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
 import type { ModuleStore } from "../modules/module-store.js";
 import type { ProcessPool } from "../process-pool.js";
 import type { PreparedStep } from "./child-handlers.js";
-import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./contract.js";
+import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow-execution.js";
 
 export interface WorkflowRunnerDeps {
   pool: ProcessPool;

@@ -2,7 +2,7 @@
 // never evaluates user code itself: it sends code and inputs to a runner child process and
 // gets back plain data. Sources and workflows (src/runtime/workflow) both use this interface.
 import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
-import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow/contract.js";
+import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow/workflow-execution.js";
 
 export type { ExecutionFailure, HttpResponseRecord, LogRecord };
 
