@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { call, createAccount, waitFor } from "./lib/api.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
-import { startSluiceServer } from "./lib/processes.js";
+import { BENCH_ADMIN_TOKEN, startSluiceServer } from "./lib/processes.js";
 import { percentile } from "./lib/percentile.js";
 
 // Emits `count` events, each stamped with the moment of its emit.
@@ -59,7 +59,7 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
   // "sluice started" is an info line; nothing is logged per request or delivery.
   const sluice = await startSluiceServer({ LOG_LEVEL: "info", ...(options.database ? { DATABASE_URL: options.database } : {}), ...options.serverEnv });
   try {
-    const key = await createAccount(sluice.url, "bench-admin", "bench-delivery");
+    const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, "bench-delivery");
     const source = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });
     const hook = await call(sluice.url, "POST", "/webhooks", { key, query: { url: receiverUrl } });
     await call(sluice.url, "POST", "/subscriptions", { key, query: { emitter_id: source.data.id, listener_id: hook.data.id } });

@@ -2,7 +2,7 @@
 // server measured in the same run (docs/architecture.md, "Performance targets"), plus the event-summaries read path.
 import { call, createAccount, waitFor } from "./lib/api.js";
 import { runLoad, type LoadResult } from "./lib/load.js";
-import { startBareServer, startSluiceServer } from "./lib/processes.js";
+import { BENCH_ADMIN_TOKEN, startBareServer, startSluiceServer } from "./lib/processes.js";
 
 const SOURCE_CODE = `export default {
   name: "bench-http",
@@ -41,7 +41,7 @@ export async function runIngestBench(options: { durationSeconds: number; connect
 
   const sluice = await startSluiceServer();
   try {
-    const key = await createAccount(sluice.url, "bench-admin", "bench");
+    const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, "bench");
     const custom = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });
     const customUrl = custom.data.configured_props.http.endpoint_url as string;
     await runLoad({ url: customUrl, method: "POST", body, headers, connections: options.connections, durationSeconds: 2 });

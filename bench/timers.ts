@@ -17,7 +17,7 @@
 // process starts), and the later runs of a steady load.
 import { call, createAccount } from "./lib/api.js";
 import { openObserverDatabase, type ObserverDatabase } from "./lib/observer-database.js";
-import { startSluiceServer } from "./lib/processes.js";
+import { BENCH_ADMIN_TOKEN, startSluiceServer } from "./lib/processes.js";
 import { percentile } from "./lib/percentile.js";
 
 const SOURCE_CODE = `export default {
@@ -110,7 +110,7 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
     const createStart = Date.now();
     const accounts = await Promise.all(
       Array.from({ length: accountCount }, async (_, a) => {
-        const key = await createAccount(sluice.url, "bench-admin", `bench-timers-${a}`);
+        const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, `bench-timers-${a}`);
         // The code is saved once per account; its other sources name the saved component.
         const first = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE, configured_props: { timer: { intervalSeconds } } } });
         return { key, componentId: first.data.component_id as string };

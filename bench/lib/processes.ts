@@ -49,6 +49,9 @@ export async function startBareServer(): Promise<RunningServer> {
 }
 
 /** Sluice itself, exactly as `npm start` runs it, on a fresh data directory. */
+/** The admin token of every benchmarked Sluice (at least 32 characters, as Sluice requires). */
+export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
+
 export async function startSluiceServer(env: Record<string, string> = {}): Promise<RunningServer & { dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-"));
   const child = spawn(process.execPath, [join(compiledRoot(), "src", "cli", "main.js"), "serve"], {
@@ -59,7 +62,7 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
       PORT: "0",
       HOST: "127.0.0.1",
       SLUICE_DATA_DIR: dataDir,
-      SLUICE_ADMIN_TOKEN: "bench-admin",
+      SLUICE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
       SLUICE_ALLOW_PRIVATE_EGRESS: "true",
       SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
       LOG_LEVEL: "info",
