@@ -50,6 +50,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Where a process without the api role serves /metrics; unset, it serves none. */
   metricsPort: number | undefined;
+  /** Key of connected accounts' credentials (32 bytes); unset, a key file in dataDir (SQLite only). */
+  secretKey: Buffer | undefined;
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
@@ -93,6 +95,19 @@ function schedule(env: Env, name: string, fallback: string): number[] {
   return parts;
 }
 
+/** A 32-byte key given as 64 hex digits or base64. */
+export function parseSecretKey(raw: string, name: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, "hex") : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, "base64") : Buffer.alloc(0);
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as base64 or 64 hex digits; generate one with: openssl rand -base64 32`);
+  return key;
+}
+
+function secretKey(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  return raw ? parseSecretKey(raw, name) : undefined;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "PORT", 8080);
   const host = env.HOST || "127.0.0.1";
@@ -133,7 +148,10 @@ export function loadConfig(env: Env = process.env): Config {
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
     metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
     metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
+    secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };
+  // Several processes share a PostgreSQL database: a key file in one data directory would not do.
+  if (config.databaseUrl && !config.secretKey) throw new ConfigError("SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits); generate one with: openssl rand -base64 32");
   assertSafeConfig(config);
   return config;
 }

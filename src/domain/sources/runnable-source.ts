@@ -5,6 +5,7 @@
 import type { Ctx } from "../context.js";
 import type { SavedComponent } from "../components/component.js";
 import { findComponent } from "../components/find-component.js";
+import { withAppAuth } from "../accounts/app-props.js";
 import { DB, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
 import { intervalSecondsOf } from "./timer-spec.js";
@@ -53,6 +54,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
   } catch {
     // Checked when the source was saved; a component changed since runs with what resolves.
   }
+  props = await withAppAuth(ctx, row.user_id, component.metadata, props);
   const entry: RunnableSource = {
     id: row.id,
     userId: row.user_id,

@@ -40,7 +40,11 @@ export function configuredPropsView(metadata: ComponentMetadata, configured: Rec
     if (prop.type === TIMER) view[prop.name] = { cron: derived.timer?.cron ?? null, interval_seconds: derived.intervalSeconds };
     else if (prop.type === HTTP) view[prop.name] = { endpoint_url: derived.endpointUrl };
     else if (prop.type === DB) continue;
-    else {
+    else if (isApp(prop)) {
+      // Only the connected account's id: never credentials, even of a row saved with inline `$auth`.
+      const id = (configured[prop.name] as { authProvisionId?: unknown } | undefined)?.authProvisionId;
+      if (typeof id === "string") view[prop.name] = { authProvisionId: id };
+    } else {
       const value = configured[prop.name] ?? prop.default;
       if (value !== undefined) view[prop.name] = value;
     }
