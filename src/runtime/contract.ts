@@ -19,6 +19,9 @@ export interface ConfigurableProp {
   customResponse?: boolean;
   /** For app props: the app's name (`app` field). */
   app?: string;
+  /** For `alert` props (display only, no value): "info", "warning", "error", … and the text. */
+  alertType?: string;
+  content?: string;
 }
 
 /** What inspecting a component's code yields (evaluated in the runner, never in the service). */

@@ -37,6 +37,8 @@ export function componentThis(
       case "app":
         self[name] = appInstance(raw as Record<string, any>, configured);
         break;
+      case "alert":
+        break; // display only: no value
       default:
         self[name] = configured !== undefined ? configured : spec.default;
     }

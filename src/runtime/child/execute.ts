@@ -38,7 +38,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     const definition = await loadComponent(payload.entryPath);
     requireRun(definition);
     const self = componentThis(definition, payload, effects);
-    const fn = payload.entry === "run" ? definition.run : definition.hooks?.[payload.entry];
+    const fn = payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
     if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
   } catch (thrown) {
     error = errorData(thrown);
@@ -47,6 +47,11 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     clearImmediate(earlyResponse);
   }
   return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(error ? { error } : {}) };
+}
+
+/** run() of a timer source that has none: the event (a timer's {timestamp, interval_seconds}) is emitted. */
+function emitEvent(this: Record<string, any>, event: unknown): void {
+  this.$emit(event);
 }
 
 export function errorData(thrown: unknown): { kind: "error"; name: string; message: string; stack: string } {
