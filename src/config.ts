@@ -50,6 +50,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Where a process without the api role serves /metrics; unset, it serves none. */
   metricsPort: number | undefined;
+  /** Bytes the files of one source's `dir` props may take (SLUICE_SOURCE_FILES_MB). */
+  sourceFilesBytes: number;
   /** Key of connected accounts' credentials (32 bytes); unset, a key file in dataDir (SQLite only). */
   secretKey: Buffer | undefined;
 }
@@ -103,6 +105,13 @@ export function parseSecretKey(raw: string, name: string): Buffer {
   return key;
 }
 
+/** The files travel in the runner's messages (as base64), which leave room for about 10 MB. */
+function sourceFilesMb(env: Env): number {
+  const mb = int(env, "SLUICE_SOURCE_FILES_MB", 8, 1);
+  if (mb > 10) throw new ConfigError(`SLUICE_SOURCE_FILES_MB must be at most 10, got ${mb}`);
+  return mb;
+}
+
 function secretKey(env: Env, name: string): Buffer | undefined {
   const raw = env[name];
   return raw ? parseSecretKey(raw, name) : undefined;
@@ -148,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
     metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
     metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
+    sourceFilesBytes: sourceFilesMb(env) * 1024 * 1024,
     secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };
   // Several processes share a PostgreSQL database: a key file in one data directory would not do.

@@ -6,7 +6,7 @@ import type { Ctx } from "../context.js";
 import type { SavedComponent } from "../components/component.js";
 import { findComponent } from "../components/find-component.js";
 import { withAppAuth } from "../accounts/app-props.js";
-import { DB, resolveProps } from "./source-props.js";
+import { DB, DIR, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
 import { intervalSecondsOf } from "./timer-spec.js";
 
@@ -67,6 +67,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     metadata: component.metadata,
     props,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
+    usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
     intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
     loadedAt: performance.now(),
   };

@@ -11,6 +11,7 @@ import type { SourceDeps } from "./run-source.js";
 import { forgetSource, runnableSource } from "./runnable-source.js";
 import { componentForSource, type ComponentChoice } from "./source-component.js";
 import { resolveProps, slugify } from "./source-props.js";
+import { removeSourceFiles } from "./source-files.js";
 import { sourceView, type SourceView } from "./source-view.js";
 import { nextRunAfter } from "./timer-spec.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
@@ -116,4 +117,5 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await deleteInlineAccounts({ db: tx }, actor.userId, id);
   });
   forgetSource(ctx, id);
+  await removeSourceFiles(ctx, id);
 }

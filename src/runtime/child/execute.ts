@@ -4,6 +4,7 @@
 import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../contract.js";
 import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
+import { DirFiles } from "./dir-interface.js";
 import { loadComponent, requireRun } from "./load-component.js";
 import type { HandlerTools } from "./protocol.js";
 import { cleanStack } from "./clean-stack.js";
@@ -14,6 +15,7 @@ export interface ExecutePayload {
   event?: unknown;
   props: Record<string, unknown>;
   state: Record<string, unknown>;
+  dir?: Record<string, string>;
   context: { sourceId: string; endpointUrl?: string };
 }
 
@@ -28,6 +30,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
   const effects: ExecutionEffects = {
     emits: [],
     state: payload.state ?? {},
+    dir: new DirFiles(payload.dir),
     onResponse: (response: HttpResponseRecord) => {
       earlyResponse = setImmediate(() => tools.emitEvent({ response }));
     },
@@ -46,7 +49,8 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     captureLogs(undefined);
     clearImmediate(earlyResponse);
   }
-  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(error ? { error } : {}) };
+  const dir = effects.dir.changes();
+  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(dir ? { dir } : {}), ...(error ? { error } : {}) };
 }
 
 /** run() of a timer source that has none: the event (a timer's {timestamp, interval_seconds}) is emitted. */

@@ -54,6 +54,10 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
   }
   if (type === "$.interface.http") prop.customResponse = spec.customResponse === true;
   if (type === "app") prop.app = typeof spec.app === "string" ? spec.app : name;
+  if (type === "dir") {
+    if (typeof spec.accessMode === "string") prop.accessMode = spec.accessMode;
+    if (typeof spec.sync === "boolean") prop.sync = spec.sync;
+  }
   if (type === "alert") {
     // Shown to whoever configures the source; it takes no value.
     if (typeof spec.alertType === "string") prop.alertType = spec.alertType;
