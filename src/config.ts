@@ -52,6 +52,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** Finished deliveries (with their attempts) and $logs events older than this many days are pruned by the worker role. */
   deliveryRetentionDays: number;
+  /** Bytes the files of one source's `dir` props may take (SLUICE_SOURCE_FILES_MB). */
+  sourceFilesBytes: number;
+  /** Key of connected accounts' credentials (32 bytes); unset, a key file in dataDir (SQLite only). */
+  secretKey: Buffer | undefined;
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
@@ -95,6 +99,26 @@ function schedule(env: Env, name: string, fallback: string): number[] {
   return parts;
 }
 
+/** A 32-byte key given as 64 hex digits or base64. */
+export function parseSecretKey(raw: string, name: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, "hex") : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, "base64") : Buffer.alloc(0);
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as base64 or 64 hex digits; generate one with: openssl rand -base64 32`);
+  return key;
+}
+
+/** The files travel in the runner's messages (as base64), which leave room for about 10 MB. */
+function sourceFilesMb(env: Env): number {
+  const mb = int(env, "SLUICE_SOURCE_FILES_MB", 8, 1);
+  if (mb > 10) throw new ConfigError(`SLUICE_SOURCE_FILES_MB must be at most 10, got ${mb}`);
+  return mb;
+}
+
+function secretKey(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  return raw ? parseSecretKey(raw, name) : undefined;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "PORT", 8080);
   const host = env.HOST || "127.0.0.1";
@@ -136,7 +160,11 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
     metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
     deliveryRetentionDays: int(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, 1),
+    sourceFilesBytes: sourceFilesMb(env) * 1024 * 1024,
+    secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };
+  // Several processes share a PostgreSQL database: a key file in one data directory would not do.
+  if (config.databaseUrl && !config.secretKey) throw new ConfigError("SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits); generate one with: openssl rand -base64 32");
   assertSafeConfig(config);
   return config;
 }

@@ -32,6 +32,7 @@ import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sand
 import { startRetentionLoop } from "./domain/retention/retention-loop.js";
 import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
 import { openStore, type Store } from "./store/store.js";
+import { loadCredentialKey } from "./domain/accounts/credential-key.js";
 
 export type Role = "api" | "worker" | "scheduler";
 export const ALL_ROLES: Role[] = ["api", "worker", "scheduler"];
@@ -73,7 +74,11 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   // One registry per instance: two instances in one process (tests) count apart.
   const metrics = createMetrics();
-  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics });
+  const credentialKey = await loadCredentialKey(store.db, config).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey });
   metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
   const runner = meteredRunner(
@@ -157,7 +162,7 @@ const RESOURCE_KINDS: ResourceKinds = new Map([
 ]);
 
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
-export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config"> & { metrics?: Metrics }): Ctx {
+export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey"> & { metrics?: Metrics }): Ctx {
   return {
     db: store.db,
     dialect: store.dialect,
@@ -172,6 +177,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     ...newInProcessState(),
     authCache: createAuthCache(),
     eventLimits: createEventLimits(options.config, store.db),
+    credentialKey: options.credentialKey,
   };
 }
 

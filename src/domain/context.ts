@@ -32,6 +32,8 @@ export interface Ctx extends InProcessState {
   authCache: AuthCache;
   /** What emitters and accounts may store, with this process's view of usage (events/event-limits.ts). */
   eventLimits: EventLimits;
+  /** Key of connected accounts' credentials (accounts/credential-key.ts); absent in CLI commands that need none. */
+  credentialKey?: Buffer;
 }
 
 /** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */

@@ -19,6 +19,12 @@ export interface ConfigurableProp {
   customResponse?: boolean;
   /** For app props: the app's name (`app` field). */
   app?: string;
+  /** For `dir` props: "read", "write" or "read-write", and whether files sync (kept as given). */
+  accessMode?: string;
+  sync?: boolean;
+  /** For `alert` props (display only, no value): "info", "warning", "error", … and the text. */
+  alertType?: string;
+  content?: string;
 }
 
 /** What inspecting a component's code yields (evaluated in the runner, never in the service). */
@@ -53,6 +59,8 @@ export interface ExecuteRequest {
   props: Record<string, unknown>;
   /** The source's `$.service.db` contents before this execution. */
   state: Record<string, unknown>;
+  /** For a `dir` prop: the source's files (base64 by relative path) before this execution. */
+  dir?: Record<string, string>;
   /** Values the runner exposes to the code (e.g. the HTTP endpoint URL, the source id). */
   context: { sourceId: string; endpointUrl?: string };
   timeoutMs?: number;
@@ -65,8 +73,16 @@ export interface ExecuteResult {
   state: Record<string, unknown>;
   /** Set when the code called this.http.respond (the first call only). */
   response?: HttpResponseRecord;
+  /** What the code wrote to and deleted from a `dir` prop's files, if anything. */
+  dir?: DirChanges;
   error?: ExecutionFailure;
   durationMs: number;
+}
+
+/** Files written (base64 by relative path) and deleted in a `dir` prop. */
+export interface DirChanges {
+  written: Record<string, string>;
+  deleted: string[];
 }
 
 /** What one execution may emit: events, their bytes in all, the bytes of one event (JSON). */

@@ -183,7 +183,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
         return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };
       }
-      const payload = { entryPath, entry: request.entry, event: request.event, props: request.props, state: request.state, context: request.context };
+      const payload = { entryPath, entry: request.entry, event: request.event, props: request.props, state: request.state, dir: request.dir, context: request.context };
       const onEvent = (event: unknown) => {
         const response = (event as { response?: HttpResponseRecord })?.response;
         if (response) options.onResponse?.(response);

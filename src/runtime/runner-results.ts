@@ -32,6 +32,7 @@ const ExecuteResult = Type.Object({
   logs: Type.Array(Log),
   state: Type.Record(Type.String(), Type.Unknown()),
   response: Type.Optional(ResponseRecord),
+  dir: Type.Optional(Type.Object({ written: Type.Record(Type.String(), Type.String()), deleted: Type.Array(Type.String()) })),
   error: Type.Optional(ErrorData),
 });
 

@@ -74,6 +74,25 @@ export interface WorkflowsTable {
   updated_at: number;
 }
 
+export interface ConnectedAccountsTable {
+  id: string;
+  user_id: string;
+  app: string;
+  name: string | null;
+  fields: string; // JSON array of the credentials' field names
+  credentials: string; // AES-256-GCM ciphertext (domain/accounts/credential-cipher.ts)
+  /** The source and app prop whose inline `$auth` made this account, if one did. */
+  source_id: string | null;
+  prop_name: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SecretChecksTable {
+  name: string;
+  value: string;
+}
+
 export interface SourcesTable {
   id: string;
   user_id: string;
@@ -184,6 +203,8 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   emitter_storage: EmitterStorageTable;
+  connected_accounts: ConnectedAccountsTable;
+  secret_checks: SecretChecksTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

@@ -3,7 +3,7 @@
 // dist/test/... and dist-NAME/test/... alike.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { TestDatabase } from "../helpers/dialects.js";
+import { TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -17,7 +17,7 @@ export function cliEnv(database: TestDatabase, extra: Record<string, string> = {
     LOG_LEVEL: "info",
     ...extra,
   };
-  if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
+  if (database.databaseUrl) Object.assign(env, { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY });
   return env;
 }
 

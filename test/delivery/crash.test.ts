@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { waitFor } from "../queue/wait-for.js";
 import { Receiver } from "./receiver.js";
@@ -109,7 +109,7 @@ for (const dialect of DIALECTS) {
         SLUICE_WEBHOOK_RETRY_SCHEDULE: "0.2,0.5,1,1,1,1,1,1,1,1",
         SLUICE_QUEUE_LEASE_SECONDS: "2",
         LOG_LEVEL: "info",
-        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : {}),
       };
       const base = `http://127.0.0.1:${port}/v1`;
       const first = await startServer(env);

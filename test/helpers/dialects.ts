@@ -16,6 +16,9 @@ export function testDialects(): DialectName[] {
 
 export const DIALECTS = testDialects();
 
+/** SLUICE_SECRET_KEY of test servers on PostgreSQL (where it is required), as 64 hex digits. */
+export const TEST_SECRET_KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
 export interface TestDatabase {
   dataDir: string;
   databaseUrl: string | undefined;

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { loadConfig, type Config } from "../../src/config.js";
 import { startSluice, type Role, type Sluice, type StartOptions } from "../../src/main.js";
 import type { DialectName } from "../../src/store/store.js";
-import { createTestDatabase, type TestDatabase } from "./dialects.js";
+import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from "./dialects.js";
 import { ApiClient, request } from "./http-client.js";
 
 export const ADMIN_TOKEN = "test-admin-token-of-at-least-32-characters";
@@ -48,6 +48,7 @@ export async function startTestApp(
     adminToken: ADMIN_TOKEN,
     // Many tests send wrong keys on purpose; the limit on failures has tests of its own.
     authFailuresPerMinute: 1_000_000,
+    secretKey: database.databaseUrl ? Buffer.from(TEST_SECRET_KEY, "hex") : undefined,
     logLevel: process.env.SLUICE_TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };

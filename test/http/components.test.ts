@@ -196,6 +196,22 @@ for (const dialect of DIALECTS) {
       assert.match(relativeWithoutUrl.body.error, /component_url/);
     });
 
+    it("component_url: relative imports without extensions resolve in Node's order (file, .js, .mjs, .cjs, .json, index.*)", async () => {
+      const url = `${fixturesUrl}/sources/extensionless/extensionless.mjs`;
+      const res = await account.api.post("/components", { component_url: url });
+      assert.equal(res.status, 200, res.text);
+      const result = await app.sluice.services.runner.execute({ userId: account.id, code: res.body.data.code, codeUrl: url, entry: "run", event: { n: 7 }, props: {}, state: {}, context: { sourceId: "dc_test" } });
+      assert.equal(result.error, undefined, JSON.stringify(result.error));
+      assert.deepEqual(result.emits[0]?.event, { greeting: "hello there", tripled: 21, unit: "kg" });
+
+      const missing = await account.api.post("/components", { component_url: `${fixturesUrl}/sources/extensionless/missing.mjs` });
+      assert.equal(missing.status, 400);
+      assert.match(missing.body.error, /"\.\/gone"/);
+      const base = `${fixturesUrl}/sources/extensionless/gone`;
+      const tried = missing.body.error.split(": ").at(-1).split(", ");
+      assert.deepEqual(tried, ["", ".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs", "/index.cjs", "/index.json"].map((suffix) => base + suffix));
+    });
+
     it("registry: shipped components are published at start and readable by any account", async () => {
       for (const key of ["http-webhook", "interval-timer", "http-custom-response", "counter-timer"]) {
         const res = await account.api.get(`/components/registry/${key}`);

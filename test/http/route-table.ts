@@ -53,6 +53,11 @@ async function makeComponentKey(owner: Account): Promise<string> {
   return key;
 }
 
+async function makeAccount(owner: Account): Promise<string> {
+  const res = await owner.api.post("/accounts", { app: "demo", credentials: { api_key: "foreign-secret" } });
+  return res.body.data.id;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/users/me/api_keys", json: () => ({ name: "shared tests" }) },
@@ -84,6 +89,11 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },
   { method: "GET", path: "/components/registry/{key}", makeForeignResource: makeComponentKey },
+  { method: "POST", path: "/accounts", json: () => ({ app: "demo", credentials: { api_key: "k" } }) },
+  { method: "GET", path: "/users/me/accounts" },
+  { method: "GET", path: "/accounts/{id}", makeForeignResource: makeAccount },
+  { method: "PUT", path: "/accounts/{id}", makeForeignResource: makeAccount, json: () => ({ name: "mine now" }) },
+  { method: "DELETE", path: "/accounts/{id}", makeForeignResource: makeAccount },
   { method: "GET", path: "/users/me/sources" },
   { method: "POST", path: "/sources", json: () => ({ component_id: "sc_unknown" }) },
   { method: "GET", path: "/sources/{id}", makeForeignResource: makeSource },

@@ -85,6 +85,18 @@ for (const dialect of DIALECTS) {
       assert.equal(badCron.status, 400);
     });
 
+    it("alert props are shown in configurable_props, take no value and are never required", async () => {
+      const code = `export default { key: "with-alert", props: {
+        notice: { type: "alert", alertType: "warning", content: "Read the docs first" },
+        label: { type: "string", default: "x" },
+      }, async run() { this.$emit({ notice: this.notice === undefined ? "none" : "set" }); } };`;
+      const component = await account.api.post("/components", { component_code: code });
+      assert.equal(component.status, 200, component.text);
+      assert.deepEqual(component.body.data.configurable_props[0], { name: "notice", type: "alert", alertType: "warning", content: "Read the docs first" });
+      const source = await createSource(account.api, { component_code: code });
+      assert.deepEqual(source.configured_props, { label: "x" });
+    });
+
     it("a missing required prop is a 400 naming it", async () => {
       const res = await account.api.post("/sources", { component_code: fixtureCode("lifecycle-hooks.mjs") });
       assert.equal(res.status, 400);

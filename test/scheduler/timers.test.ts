@@ -47,6 +47,19 @@ for (const dialect of DIALECTS) {
       await waitForEvents(account.api, source.id, 3);
     });
 
+    it("a timer source without run() emits each timer event as it is", async () => {
+      clock.set(T0);
+      const code = `export default { key: "no-run-timer", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 30 } } } };`;
+      const source = await createSource(account.api, { component_code: code });
+      clock.advance(30_000);
+      assert.equal(await fired(source.id), true);
+      const [event] = await waitForEvents(account.api, source.id, 1);
+      assert.deepEqual(event.event, { timestamp: T0 / 1000 + 30, interval_seconds: 30 });
+      const withoutTimer = await account.api.post("/sources", { component_code: `export default { key: "no-run-http", props: { http: "$.interface.http" } };` });
+      assert.equal(withoutTimer.status, 400);
+      assert.match(withoutTimer.body.error, /no run\(\) method.*only a timer source/);
+    });
+
     it("runs a cron timer (UTC) at its next matching minute", async () => {
       clock.set(T0 + 60_000); // 00:01
       const source = await createSource(account.api, { component_code: fixtureCode("timer-cron-legacy.cjs") });

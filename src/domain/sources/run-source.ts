@@ -9,6 +9,7 @@ import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/appe
 import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
+import { applySourceFileChanges, readSourceFiles, removeSourceFiles } from "./source-files.js";
 import { endpointUrl, runnableSource, type RunnableSource } from "./runnable-source.js";
 import { withSourceLock, type LockedState } from "./source-lock.js";
 
@@ -35,9 +36,10 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
   const timeoutMs = ctx.config.runTimeoutSeconds * 1000;
   // Only state ($.service.db, dedupe) needs executions one at a time; a source without any
   // runs its executions side by side (the HTTP ingest path of most sources).
-  const stateful = source.usesDb || source.metadata.dedupe !== null;
+  const stateful = source.usesDb || source.usesDir || source.metadata.dedupe !== null;
   const withState = <T>(fn: (locked: LockedState) => Promise<T>) => (stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} }));
   return withState(async (locked) => {
+    const files = source.usesDir ? await readSourceFiles(ctx, source.id) : undefined;
     const result = await runner.execute(
       {
         userId: source.userId,
@@ -48,6 +50,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         event: request.event,
         props: source.props,
         state: locked.state,
+        ...(files ? { dir: files } : {}),
         context: { sourceId: source.id, endpointUrl: endpointUrl(ctx, source.endpointKey) ?? undefined },
         timeoutMs,
       },
@@ -59,6 +62,8 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ...result.logs.map((log) => ({ stream: "$logs", event: { level: log.level, message: log.message } })),
     ];
     if (result.error) events.push(errorEvent(result.error, request.event));
+    const refused = files && result.dir ? await applySourceFileChanges(ctx, source.id, files, result.dir) : undefined;
+    if (refused) events.push(errorEvent({ name: "SourceFilesError", message: refused, stack: `SourceFilesError: ${refused}` }, request.event));
     // Executions finishing close together share one transaction (group commit); each still
     // returns only after its own results are committed.
     const stored = await retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
@@ -77,6 +82,8 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     }));
     if (stored.length > 0) ctx.liveEvents.announce([source.id]);
     for (const event of stored) ctx.metrics.eventEmitted("source", event.stream);
+    // A source deleted while it ran must not keep the files this execution wrote back.
+    if (files && result.dir && !(await ctx.db.selectFrom("sources").select("id").where("id", "=", source.id).executeTakeFirst())) await removeSourceFiles(ctx, source.id);
     return result;
   });
 }

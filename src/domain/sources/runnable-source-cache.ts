@@ -17,6 +17,8 @@ export interface RunnableSource {
   props: Record<string, unknown>;
   /** Whether the component has a $.service.db prop (its executions then run one at a time). */
   usesDb: boolean;
+  /** Whether the component has a `dir` prop (its files go with each execution; one at a time). */
+  usesDir: boolean;
   intervalSeconds: number | null;
   loadedAt: number;
 }

@@ -5,7 +5,8 @@
 import type { Ctx } from "../context.js";
 import type { SavedComponent } from "../components/component.js";
 import { findComponent } from "../components/find-component.js";
-import { DB, resolveProps } from "./source-props.js";
+import { withAppAuth } from "../accounts/app-props.js";
+import { DB, DIR, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
 import { intervalSecondsOf } from "./timer-spec.js";
 
@@ -53,6 +54,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
   } catch {
     // Checked when the source was saved; a component changed since runs with what resolves.
   }
+  props = await withAppAuth(ctx, row.user_id, component.metadata, props);
   const entry: RunnableSource = {
     id: row.id,
     userId: row.user_id,
@@ -65,6 +67,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     metadata: component.metadata,
     props,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
+    usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
     intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
     loadedAt: performance.now(),
   };

@@ -11,9 +11,11 @@ import type { SourceDeps } from "./run-source.js";
 import { forgetSource, runnableSource } from "./runnable-source.js";
 import { componentForSource, type ComponentChoice } from "./source-component.js";
 import { resolveProps, slugify } from "./source-props.js";
+import { removeSourceFiles } from "./source-files.js";
 import { sourceView, type SourceView } from "./source-view.js";
 import { nextRunAfter } from "./timer-spec.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
+import { deleteInlineAccounts, storeAppProps } from "../accounts/app-props.js";
 
 export interface SaveSourceInput extends ComponentChoice {
   name?: string;
@@ -50,8 +52,9 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
   const component = await componentForSource(ctx, deps.runner, actor, input);
   const configured = checkConfiguredProps(input.configured_props);
   const name = input.name?.trim() || slugify(component.name);
+  const id = newId("dc");
   const row: SourcesTable = {
-    id: newId("dc"),
+    id,
     user_id: actor.userId,
     name,
     name_slug: slugify(name),
@@ -62,6 +65,7 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
     ...derivedColumns(deps, component, configured, true, null),
   };
   await ctx.db.transaction().execute(async (tx) => {
+    row.configured_props = JSON.stringify(await storeAppProps({ ...ctx, db: tx }, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured }));
     await tx.insertInto("sources").values(row).execute();
     await applyAutoSubscriptions({ ...ctx, db: tx }, actor.userId, row.id);
   });
@@ -83,6 +87,9 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   const configured = input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
   const active = input.active ?? true;
   const columns = derivedColumns(deps, component, configured, active, current.endpoint_key);
+  if (input.configured_props !== undefined) {
+    columns.configured_props = JSON.stringify(await storeAppProps(ctx, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured }));
+  }
   const name = input.name?.trim() || current.name;
   const old = await runnableSource(ctx, id);
   if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
@@ -107,6 +114,8 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, tx, id);
+    await deleteInlineAccounts({ db: tx }, actor.userId, id);
   });
   forgetSource(ctx, id);
+  await removeSourceFiles(ctx, id);
 }

@@ -7,6 +7,10 @@ import { timerSpecOf, type TimerSpec } from "./timer-spec.js";
 export const TIMER = "$.interface.timer";
 export const HTTP = "$.interface.http";
 export const DB = "$.service.db";
+/** A folder of files kept for the source (source-files.ts); it takes no value. */
+export const DIR = "dir";
+/** Display-only props: configured by nobody, never required, not part of `this`. */
+export const ALERT = "alert";
 
 export interface ResolvedProps {
   /** Values of plain and app props, by name (what `this.<prop>` holds in the runner). */
@@ -22,7 +26,7 @@ export function resolveProps(metadata: ComponentMetadata, configured: Record<str
   for (const prop of metadata.configurable_props) {
     if (prop.type === TIMER) timer = timerSpecOf(prop, configured[prop.name], minTimerSeconds);
     else if (prop.type === HTTP) http = { customResponse: Boolean(prop.customResponse) };
-    else if (prop.type !== DB) {
+    else if (prop.type !== DB && prop.type !== ALERT && prop.type !== DIR) {
       const value = configured[prop.name] ?? prop.default;
       if (value === undefined && !prop.optional && !isApp(prop)) throw invalid(`configured_props.${prop.name} is required`);
       if (value !== undefined) values[prop.name] = value;
@@ -39,8 +43,12 @@ export function configuredPropsView(metadata: ComponentMetadata, configured: Rec
   for (const prop of metadata.configurable_props) {
     if (prop.type === TIMER) view[prop.name] = { cron: derived.timer?.cron ?? null, interval_seconds: derived.intervalSeconds };
     else if (prop.type === HTTP) view[prop.name] = { endpoint_url: derived.endpointUrl };
-    else if (prop.type === DB) continue;
-    else {
+    else if (prop.type === DB || prop.type === ALERT || prop.type === DIR) continue;
+    else if (isApp(prop)) {
+      // Only the connected account's id: never credentials, even of a row saved with inline `$auth`.
+      const id = (configured[prop.name] as { authProvisionId?: unknown } | undefined)?.authProvisionId;
+      if (typeof id === "string") view[prop.name] = { authProvisionId: id };
+    } else {
       const value = configured[prop.name] ?? prop.default;
       if (value !== undefined) view[prop.name] = value;
     }

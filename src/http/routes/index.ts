@@ -1,5 +1,6 @@
 // Fastify route modules of the API. The public endpoints of sources and workflows
 // (source-endpoints.ts, workflow-endpoints.ts) are served in front of Fastify (public-endpoints.ts).
+import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
 import { deliveryRoutes } from "./deliveries.js";
@@ -17,7 +18,7 @@ export type { RouteModule };
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, apiKeyRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes, workflowRoutes, workflowEventRoutes]) {
+  for (const routes of [userRoutes, apiKeyRoutes, accountRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes, workflowRoutes, workflowEventRoutes]) {
     await app.register(routes, { services });
   }
 };

@@ -1,6 +1,7 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
-// interface objects ($.service.db, $.interface.http, timers, app props with bound methods).
+// interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir).
 import type { EmitRecord, HttpResponseRecord } from "../code-runner.js";
+import { DirFiles, dirInterface } from "./dir-interface.js";
 import { propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
 import { emitBudget, runLimits } from "./run-limits.js";
@@ -8,6 +9,8 @@ import { emitBudget, runLimits } from "./run-limits.js";
 export interface ExecutionEffects {
   emits: EmitRecord[];
   state: Record<string, unknown>;
+  /** The files of `dir` props (one set per source, shared by its dir props). */
+  dir: DirFiles;
   response?: HttpResponseRecord;
   onResponse(response: HttpResponseRecord): void;
 }
@@ -37,6 +40,11 @@ export function componentThis(
       case "app":
         self[name] = appInstance(raw as Record<string, any>, configured);
         break;
+      case "dir":
+        self[name] = dirInterface(effects.dir);
+        break;
+      case "alert":
+        break; // display only: no value
       default:
         self[name] = configured !== undefined ? configured : spec.default;
     }

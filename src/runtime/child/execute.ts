@@ -4,6 +4,7 @@
 import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../code-runner.js";
 import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
+import { DirFiles } from "./dir-interface.js";
 import { loadComponent, requireRun } from "./load-component.js";
 import type { HandlerTools } from "./protocol.js";
 import { cleanStack } from "./clean-stack.js";
@@ -14,6 +15,7 @@ export interface ExecutePayload {
   event?: unknown;
   props: Record<string, unknown>;
   state: Record<string, unknown>;
+  dir?: Record<string, string>;
   context: { sourceId: string; endpointUrl?: string };
 }
 
@@ -28,6 +30,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
   const effects: ExecutionEffects = {
     emits: [],
     state: payload.state ?? {},
+    dir: new DirFiles(payload.dir),
     onResponse: (response: HttpResponseRecord) => {
       earlyResponse = setImmediate(() => tools.emitEvent({ response }));
     },
@@ -38,7 +41,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     const definition = await loadComponent(payload.entryPath);
     requireRun(definition);
     const self = componentThis(definition, payload, effects);
-    const fn = payload.entry === "run" ? definition.run : definition.hooks?.[payload.entry];
+    const fn = payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
     if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
   } catch (thrown) {
     error = errorData(thrown);
@@ -46,7 +49,13 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     captureLogs(undefined);
     clearImmediate(earlyResponse);
   }
-  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(error ? { error } : {}) };
+  const dir = effects.dir.changes();
+  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(dir ? { dir } : {}), ...(error ? { error } : {}) };
+}
+
+/** run() of a timer source that has none: the event (a timer's {timestamp, interval_seconds}) is emitted. */
+function emitEvent(this: Record<string, any>, event: unknown): void {
+  this.$emit(event);
 }
 
 export function errorData(thrown: unknown): { kind: "error"; name: string; message: string; stack: string } {

@@ -2,6 +2,7 @@
 // folder, named by code hash) and returns its definition. Node's module cache keeps the
 // compiled code per path, so a warm runner loads each code hash once.
 import { pathToFileURL } from "node:url";
+import { propSpec } from "./props.js";
 
 export class InvalidComponentError extends Error {
   override name = "InvalidComponentError";
@@ -38,6 +39,13 @@ async function importDefinition(entryPath: string): Promise<Record<string, any>>
   return definition;
 }
 
+/** A timer source may leave run() out: it then emits each timer event as it is. */
 export function requireRun(definition: Record<string, any>): void {
-  if (typeof definition.run !== "function") throw new InvalidComponentError("the component has no run() method: a component must define run(event)");
+  if (typeof definition.run === "function" || hasTimer(definition)) return;
+  throw new InvalidComponentError("the component has no run() method: a component must define run(event) (only a timer source may leave it out)");
+}
+
+export function hasTimer(definition: Record<string, any>): boolean {
+  const props = definition.props && typeof definition.props === "object" ? Object.values(definition.props as Record<string, unknown>) : [];
+  return props.some((raw) => propSpec(raw).type === "$.interface.timer");
 }

@@ -1,6 +1,6 @@
 // Normalises a component's props into the spec's configurable_props: shorthand strings
 // ("$.service.db", "string", "$.interface.http"), propDefinitions of app props, timer
-// defaults in their object and legacy placement, and HTTP customResponse.
+// defaults in their object and legacy placement, HTTP customResponse, and what an alert shows.
 import type { ConfigurableProp } from "../code-runner.js";
 
 const SHORTHAND_FIELDS = ["label", "description", "optional", "default", "options", "secret", "min", "max"] as const;
@@ -54,6 +54,15 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
   }
   if (type === "$.interface.http") prop.customResponse = spec.customResponse === true;
   if (type === "app") prop.app = typeof spec.app === "string" ? spec.app : name;
+  if (type === "dir") {
+    if (typeof spec.accessMode === "string") prop.accessMode = spec.accessMode;
+    if (typeof spec.sync === "boolean") prop.sync = spec.sync;
+  }
+  if (type === "alert") {
+    // Shown to whoever configures the source; it takes no value.
+    if (typeof spec.alertType === "string") prop.alertType = spec.alertType;
+    if (typeof spec.content === "string") prop.content = spec.content;
+  }
   return prop;
 }
 

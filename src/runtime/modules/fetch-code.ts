@@ -31,6 +31,13 @@ export function parseCodeUrl(url: string): URL {
 
 /** Fetches the text at `url`: a VALIDATION error when it cannot be had (bad URL, refused, non-2xx). */
 export async function fetchComponentCode(url: string, options: { allowPrivate: boolean }): Promise<string> {
+  const found = await fetchCodeIfFound(url, options);
+  if (found === undefined) throw invalid(`could not fetch ${url}: HTTP 404`);
+  return found;
+}
+
+/** As fetchComponentCode, but undefined when the server has no such file (404 or 410). */
+export async function fetchCodeIfFound(url: string, options: { allowPrivate: boolean }): Promise<string | undefined> {
   let target = parseCodeUrl(url);
   for (let redirects = 0; ; redirects++) {
     try {
@@ -45,6 +52,7 @@ export async function fetchComponentCode(url: string, options: { allowPrivate: b
       target = parseCodeUrl(new URL(result.location, target).toString());
       continue;
     }
+    if (result.status === 404 || result.status === 410) return undefined;
     if (result.status < 200 || result.status > 299) throw invalid(`could not fetch ${url}: HTTP ${result.status}`);
     return result.body;
   }

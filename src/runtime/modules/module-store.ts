@@ -36,7 +36,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     await mkdir(accountDir, { recursive: true });
     const temp = await mkdtemp(join(accountDir, ".prepare-"));
     try {
-      const files = new Map<string, string>(); // url → local file name
+      const files = new Map<string, string>(); // module id or import key → local file name
       const links = new Map<string, string>(); // package name → installed folder
       // Files sent with the code win over its URL: they are what the code was written against.
       const sources = componentFiles ? normalizeFiles(componentFiles) : undefined;
@@ -78,15 +78,20 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       if (kind === "unsupported") throw invalid(`cannot import "${specifier.value}": only Node built-ins, npm packages and relative files can be imported`);
       if (kind === "relative") {
         const target = relativeTarget(specifier.value, origin, sources, options.allowPrivateEgress);
-        let local = files.get(target.id);
+        let local = files.get(target.key);
         if (!local) {
-          if (files.size >= MAX_FILES) throw invalid(`component imports more than ${MAX_FILES} files`);
-          const text = await target.load();
-          const extension = /\.json$/i.test(target.id.replace(/[?#].*$/, "")) ? ".json" : looksLikeEsm(text) ? ".mjs" : ".cjs";
-          local = `f_${sha(target.id).slice(0, 16)}${extension}`;
-          files.set(target.id, local);
-          if (extension === ".json") await writeFile(join(dir, local), text);
-          else await writeModule(dir, local, text, target.origin, sources, files, links);
+          const resolved = await target.resolve();
+          local = files.get(resolved.id);
+          if (!local) {
+            // Keys and ids may both name a file: count the files, not the names.
+            if (new Set(files.values()).size >= MAX_FILES) throw invalid(`component imports more than ${MAX_FILES} files`);
+            const extension = /\.json$/i.test(resolved.id.replace(/[?#].*$/, "")) ? ".json" : looksLikeEsm(resolved.code) ? ".mjs" : ".cjs";
+            local = `f_${sha(resolved.id).slice(0, 16)}${extension}`;
+            files.set(resolved.id, local);
+            if (extension === ".json") await writeFile(join(dir, local), resolved.code);
+            else await writeModule(dir, local, resolved.code, resolved.origin, sources, files, links);
+          }
+          files.set(target.key, local);
         }
         replacements.set(specifier.start, `./${local}`);
         continue;

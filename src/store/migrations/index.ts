@@ -10,6 +10,7 @@ import * as roomForUpdates from "./007-room-for-updates.js";
 import * as apiKeyLifecycle from "./008-api-key-lifecycle.js";
 import * as storageAccounting from "./009-storage-accounting.js";
 import * as componentFiles from "./010-component-files.js";
+import * as connectedAccounts from "./011-connected-accounts.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   "008-api-key-lifecycle": apiKeyLifecycle,
   "009-storage-accounting": storageAccounting,
   "010-component-files": componentFiles,
+  "011-connected-accounts": connectedAccounts,
 };
