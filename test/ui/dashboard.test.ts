@@ -1,9 +1,9 @@
 // The dashboard in a real browser against the real server on loopback: log in, create a source,
-// see its events arrive live, see markup in an event shown as text (and not run), and see a
-// failing webhook's delivery with its attempts, then resend it; a workflow's error and its
-// replay. With SLUICE_UPDATE_SCREENSHOT=1 the screenshot of a source's events becomes
-// docs/dashboard.png (the README's picture); otherwise it goes to a temporary folder, so that
-// a test run leaves the working tree as it was.
+// see its events arrive live, see markup in an event shown as text (and not run), read an event
+// over 1 KB in full, see a failing webhook's delivery with its attempts and resend it, see a
+// workflow's error and replay it. With SLUICE_UPDATE_SCREENSHOT=1 the screenshot of a source's
+// events becomes docs/dashboard.png (the README's picture); otherwise it goes to a temporary
+// folder, so that a test run leaves the working tree as it was.
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -94,6 +94,17 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
     assert.equal(await page.locator(".events img, .events script").count(), 0);
     assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
     await page.screenshot({ path: SCREENSHOT });
+  });
+
+  it("shows an event over 1 KB in full, also after a reload", async () => {
+    await post({ big: "x".repeat(2000), tail: "end-of-big-event" });
+    // The live tail sends events whole; the recent events read on opening cut them short.
+    await page.locator('[data-stream="default"] .event pre', { hasText: "end-of-big-event" }).waitFor({ state: "attached" });
+    await page.reload();
+    const item = page.locator('[data-stream="default"] .event', { hasText: "$truncated" });
+    await item.waitFor();
+    await item.getByRole("button", { name: "Load the full event" }).click();
+    await item.locator("details.json[open] pre", { hasText: "end-of-big-event" }).waitFor();
   });
 
   it("shows a failed delivery's attempts and resends it", async () => {

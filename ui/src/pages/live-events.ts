@@ -16,7 +16,15 @@ export function liveEvents(kind: "sources" | "workflows", id: string, stream: st
     seen.add(event.id);
     const data = event.data ?? {};
     const at = typeof data.indexed_at_ms === "number" ? time(data.indexed_at_ms) : event.id;
-    const item = h("li", { class: "event", "data-id": event.id }, h("span", { class: "meta" }, at, " · ", event.id), jsonView(data.event ?? data, "event"), data.metadata ? jsonView(data.metadata, "metadata") : null, extra?.(event) ?? null);
+    const item = h(
+      "li",
+      { class: "event", "data-id": event.id },
+      h("span", { class: "meta" }, at, " · ", event.id),
+      jsonView(data.event ?? data, "event"),
+      data.metadata ? jsonView(data.metadata, "metadata") : null,
+      data.metadata?.truncated ? fullEventButton(kind, id, stream, event.id) : null,
+      extra?.(event) ?? null,
+    );
     if (atTop) list.prepend(item);
     else list.append(item);
     while (list.children.length > KEEP) list.lastElementChild?.remove();
@@ -43,4 +51,22 @@ export function liveEvents(kind: "sources" | "workflows", id: string, stream: st
     });
   })();
   return section;
+}
+
+/** Summaries cut events over 1 KB short; the full event is read from the newest 100. */
+function fullEventButton(kind: string, id: string, stream: string, eventId: string): HTMLElement {
+  const button = h("button", {}, "Load the full event");
+  button.addEventListener("click", async () => {
+    try {
+      const query = `expand=event&limit=100${stream ? `&event_name=${enc(stream)}` : ""}`;
+      const page = await api<{ data: { id: string; event: unknown }[] }>("GET", `/${kind}/${enc(id)}/event_summaries?${query}`);
+      const found = page.data.find((summary) => summary.id === eventId);
+      const view = found ? jsonView(found.event, "full event") : h("p", {}, "The event is no longer among the newest 100.");
+      if (view instanceof HTMLDetailsElement) view.open = true;
+      button.replaceWith(view);
+    } catch (error) {
+      button.replaceWith(errorBox(error));
+    }
+  });
+  return button;
 }

@@ -9,9 +9,14 @@ export async function webhookPage(id: string, signal: AbortSignal): Promise<HTML
   const { data: hook } = await api("GET", `/webhooks/${enc(id)}`);
   const list = h("div", { class: "deliveries" });
   const status = h("div");
+  let shown = "";
   const refresh = async () => {
     try {
       const { data } = await api<{ data: any[] }>("GET", `/webhooks/${enc(id)}/deliveries?limit=50`);
+      // Unchanged, the list stays as it is, with the events the user opened still open.
+      const text = JSON.stringify(data);
+      if (text === shown) return;
+      shown = text;
       mount(list, data.length ? data.map((d) => delivery(id, d, refresh, status)) : h("p", {}, "No deliveries yet."));
     } catch (error) {
       status.replaceChildren(errorBox(error));
