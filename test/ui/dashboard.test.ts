@@ -60,9 +60,16 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
 
   it("logs in with an API key and creates a source from code", async () => {
     await page.goto(`${app.origin}/ui`);
+    await page.getByLabel("API key").fill("sk_sluice_not_a_key");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("alert").waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, "a refused key is not kept");
+    assert.deepEqual(problems.splice(0), [`401 ${app.baseUrl}/users/me`]);
     await page.getByLabel("API key").fill(account.apiKey);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Sources" }).waitFor();
+    assert.deepEqual(await page.evaluate(() => Object.keys(sessionStorage)), ["sluice.apiKey"]);
+    assert.equal(await page.evaluate(() => localStorage.length), 0);
     // The editor is CodeMirror, holding an HTTP source to start from.
     await page.locator(".cm-content").waitFor();
     assert.match(await page.locator(".cm-content").innerText(), /\$\.interface\.http/);
