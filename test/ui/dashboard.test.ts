@@ -165,6 +165,8 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
 
   it("deactivates, activates and deletes a source", async () => {
     await page.goto(`${app.origin}/ui#/sources/${sourceId}`);
+    await page.getByText("Code", { exact: true }).click();
+    await page.locator("pre.code", { hasText: "$.interface.http" }).waitFor();
     await page.getByRole("button", { name: "Deactivate" }).click();
     await page.locator(".source-state", { hasText: "inactive" }).waitFor();
     await page.getByRole("button", { name: "Activate" }).click();

@@ -1,6 +1,6 @@
 // One source: props, endpoint URL, activate/deactivate, delete, and its live streams.
 import { api, enc } from "../api.js";
-import { errorBox, h, json } from "../dom.js";
+import { errorBox, h, json, mount } from "../dom.js";
 import { go } from "../router.js";
 import { liveEvents } from "./live-events.js";
 
@@ -52,6 +52,26 @@ export async function sourcePage(id: string, signal: AbortSignal): Promise<HTMLE
       ),
     ),
     status,
+    componentCode(source.component_id),
     h("div", { class: "streams" }, liveEvents("sources", id, "", signal), liveEvents("sources", id, "$logs", signal), liveEvents("sources", id, "$errors", signal)),
   );
+}
+
+/** The deployed component's code, read when opened. */
+function componentCode(componentId: string): HTMLElement {
+  const body = h("div", {}, "loading…");
+  const details = h("details", { class: "component" }, h("summary", {}, "Code"), body);
+  details.addEventListener(
+    "toggle",
+    async () => {
+      try {
+        const { data } = await api("GET", `/components/${enc(componentId)}`);
+        mount(body, h("p", {}, `${data.name} ${data.version}`), h("pre", { class: "code" }, data.code));
+      } catch (error) {
+        mount(body, errorBox(error));
+      }
+    },
+    { once: true },
+  );
+  return details;
 }
