@@ -21,6 +21,7 @@ import { sourceEndpoints } from "./routes/source-endpoints.js";
 import { workflowEndpoints } from "./routes/workflow-endpoints.js";
 import { serverFactory } from "./http-server.js";
 import { installMetricsRoute } from "./metrics-route.js";
+import { installDashboard } from "./dashboard.js";
 import { publicEndpointServer } from "./public-endpoints.js";
 
 export const API_BODY_LIMIT = 5 * 1024 * 1024;
@@ -77,6 +78,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   app.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { services });
+  installDashboard(app);
   installMetricsRoute(app, metrics, services.ctx.config.metricsToken);
   await app.register(
     async (scope) => {
