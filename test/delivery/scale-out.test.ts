@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { CLI_PATH } from "../cli/spawn-sluice.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { waitFor } from "../queue/wait-for.js";
 import { Receiver } from "./receiver.js";
@@ -111,6 +111,7 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
       PORT: "0",
       HOST: "127.0.0.1",
       DATABASE_URL: database.databaseUrl!,
+      SLUICE_SECRET_KEY: TEST_SECRET_KEY,
       SLUICE_DATA_DIR: database.dataDir,
       SLUICE_ADMIN_TOKEN: ADMIN,
       SLUICE_ALLOW_PRIVATE_EGRESS: "true",
