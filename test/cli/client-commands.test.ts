@@ -81,6 +81,29 @@ describe(`sluice client commands [${dialect}]`, () => {
     assert.match(logs.stdout, /\[log\] got \{"n":1\}/);
   });
 
+  it("deploy takes a directory (its index file) and list shows connected accounts", async () => {
+    mkdirSync(join(dir, "pkg", "lib"), { recursive: true });
+    writeFileSync(join(dir, "pkg", "index.mjs"), ENTRY);
+    writeFileSync(join(dir, "pkg", "lib", "shout.js"), SHOUT("?"));
+    const deployed = await sluice("deploy", "pkg", "--name", "from-dir", "--prop", "greeting=hi", "--json");
+    assert.equal(deployed.code, 0, deployed.stderr);
+    const source = JSON.parse(deployed.stdout);
+    await post(source.configured_props.http.endpoint_url, { n: 2 });
+    const [event] = await waitForEvents(account.api, source.id, 1);
+    assert.equal(event.event.said, "HI?", "the directory's index file and its relative import were deployed");
+    const empty = await sluice("deploy", "lib");
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /lib is a directory without index\.mjs, index\.js, index\.cjs/);
+
+    const created = await account.api.post("/accounts", { app: "slack", name: "team", credentials: { oauth_access_token: "xoxb-secret" } });
+    assert.equal(created.status, 200);
+    const listed = await sluice("list", "accounts");
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^ID +APP +NAME +FIELDS$/m);
+    assert.match(listed.stdout, new RegExp(`^${created.body.data.id} +slack +team +oauth_access_token$`, "m"));
+    assert.doesNotMatch(listed.stdout, /xoxb-secret/);
+  });
+
   it("an ambiguous name lists the matches and exits 1", async () => {
     for (let n = 0; n < 2; n++) assert.equal((await sluice("deploy", "source.mjs", "--name", "twin")).code, 0);
     const result = await sluice("describe", "twin");

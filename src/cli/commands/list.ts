@@ -1,10 +1,10 @@
-// `sluice list [sources | workflows | webhooks | subscriptions]`: a table of every page.
+// `sluice list [sources | workflows | webhooks | subscriptions | accounts]`: a table of every page.
 import type { Command } from "commander";
 import { UsageError } from "../client/errors.js";
 import { printJson, printTable, time } from "../output.js";
 import { client, type JsonOption } from "./common.js";
 
-const WHAT = ["sources", "workflows", "webhooks", "subscriptions"] as const;
+const WHAT = ["sources", "workflows", "webhooks", "subscriptions", "accounts"] as const;
 
 export function listCommand(program: Command): void {
   program
@@ -20,6 +20,7 @@ export function listCommand(program: Command): void {
       if (what === "sources") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((s) => [s.id, s.name, String(s.active), time(s.updated_at)]));
       else if (what === "workflows") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((w) => [w.id, w.name ?? "", String(w.active), time(w.updated_at)]));
       else if (what === "webhooks") printTable(["ID", "NAME", "ACTIVE", "URL"], items.map((w) => [w.id, w.name ?? "", String(w.active), w.url]));
+      else if (what === "accounts") printTable(["ID", "APP", "NAME", "FIELDS"], items.map((a) => [a.id, a.app, a.name ?? "", (a.fields ?? []).join(",")]));
       else printTable(["ID", "EMITTER", "STREAM", "LISTENER"], items.map((s) => [s.id, s.emitter_id, s.event_name ?? "", s.listener_id]));
     });
 }
