@@ -15,7 +15,7 @@ import { createNpmCache } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
-import { createRunnerLimits } from "./limits/runner-limits.js";
+import { createRunnerLimits, type RunnerLimits } from "./limits/runner-limits.js";
 import { createRunnerLauncher } from "./runner-launcher.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
@@ -38,6 +38,8 @@ export interface ComponentRunner extends CodeRunner {
   sandbox: SandboxMode;
   /** One line on the sandbox and each runner's limits, for the log at start. */
   isolation: string;
+  /** How each runner's memory (Buffers included) and CPU time are held here. */
+  limitMechanisms: RunnerLimits["mechanisms"];
   /** The egress proxy's Unix socket, the runners' only way out (the sandbox binds its folder). */
   egressProxyPath: string;
   /** Settles once the egress proxy listens; rejects when it could not start. */
@@ -161,6 +163,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     pool,
     sandbox: settings.sandbox.mode,
     isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
+    limitMechanisms: processLimits.mechanisms,
     egressProxyPath,
     ready,
 
