@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { runColdStartBench } from "./cold-start.js";
 import { runDeliveryBench } from "./delivery.js";
 import { runEgressProxyBench } from "./egress-proxy.js";
+import { runEndToEndBench } from "./end-to-end.js";
 import { runIngestBench } from "./ingest.js";
 import { runTimerBench } from "./timers.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
@@ -40,6 +41,15 @@ async function main(): Promise<void> {
     results[`delivery${name}`] = { latency, throughput };
     console.log(`${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
     console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
+  }
+
+  // End to end, ingest → webhook, paced at BENCH_E2E_RATE (5,000/s) for BENCH_E2E_SECONDS (10).
+  const e2eRuns: Array<[string, () => ReturnType<typeof runEndToEndBench>]> = [["SQLite", () => runEndToEndBench()]];
+  if (adminUrl) e2eRuns.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database }))]);
+  for (const [name, run] of e2eRuns) {
+    const r = await run();
+    results[`endToEnd${name}`] = r;
+    console.log(`${`ingest → webhook (${name})`.padEnd(34)} ${r.deliveredPerSecond} delivered/s at ${r.offeredPerSecond}/s offered; p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; accepted ${r.accepted}, missing ${r.missing}, duplicates ${r.duplicatesSameId} (same webhook-id) / ${r.duplicatesOtherId} (other), not offered ${r.notOffered}, refused ${r.refused} (target ≥ 5,000/s, p50 ≤ 5 ms, p99 ≤ 50 ms, none lost)`);
   }
 
   // Timers: BENCH_TIMER_SOURCES interval sources (10,000) every BENCH_TIMER_INTERVAL_SECONDS (60).

@@ -63,6 +63,8 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
       HOST: "127.0.0.1",
       SLUICE_DATA_DIR: dataDir,
       SLUICE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      // Required with DATABASE_URL (credentials of connected accounts); any 32 bytes do here.
+      SLUICE_SECRET_KEY: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
       SLUICE_ALLOW_PRIVATE_EGRESS: "true",
       SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
       LOG_LEVEL: "info",
