@@ -5,9 +5,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { call, createAccount, waitFor } from "./lib/api.js";
-import { withFreshDatabase } from "./lib/fresh-database.js";
 import { BENCH_ADMIN_TOKEN, startSluiceServer } from "./lib/processes.js";
 import { percentile } from "./lib/percentile.js";
+import { runDirectly } from "./lib/run-directly.js";
 
 // Emits `count` events, each stamped with the moment of its emit.
 const SOURCE_CODE = `export default {
@@ -116,14 +116,5 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
   }
 }
 
-// Run directly: node dist/bench/delivery.js (on PostgreSQL too with BENCH_DATABASE_URL, in a
-// database of its own, as `npm run bench` does, so that runs can follow each other).
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/"))) {
-  const adminUrl = process.env.BENCH_DATABASE_URL;
-  (adminUrl ? withFreshDatabase(adminUrl, (database) => runDeliveryBench({ database })) : runDeliveryBench())
-    .then((report) => console.log(JSON.stringify(report, null, 2)))
-    .catch((error) => {
-      console.error(error);
-      process.exit(1);
-    });
-}
+// Run directly: node dist/bench/delivery.js (on PostgreSQL too with BENCH_DATABASE_URL).
+runDirectly(import.meta.url, runDeliveryBench);

@@ -6,9 +6,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { call, createAccount, waitFor } from "./lib/api.js";
-import { withFreshDatabase } from "./lib/fresh-database.js";
 import { ascending, percentile } from "./lib/percentile.js";
 import { BENCH_ADMIN_TOKEN, startSluiceServer } from "./lib/processes.js";
+import { runDirectly } from "./lib/run-directly.js";
 
 const SOURCE_CODE = `export default {
   name: "bench-end-to-end",
@@ -143,13 +143,5 @@ export async function runEndToEndBench(options: { rate?: number; seconds?: numbe
   }
 }
 
-// Run directly: node dist/bench/end-to-end.js (PostgreSQL too with BENCH_DATABASE_URL).
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/"))) {
-  const adminUrl = process.env.BENCH_DATABASE_URL;
-  (adminUrl ? withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database })) : runEndToEndBench())
-    .then((report) => console.log(JSON.stringify(report, null, 2)))
-    .catch((error) => {
-      console.error(error);
-      process.exit(1);
-    });
-}
+// Run directly: node dist/bench/end-to-end.js (on PostgreSQL too with BENCH_DATABASE_URL).
+runDirectly(import.meta.url, runEndToEndBench);

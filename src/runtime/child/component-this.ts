@@ -4,7 +4,7 @@ import type { EmitRecord, HttpResponseRecord } from "../code-runner.js";
 import { DirFiles, dirInterface } from "./dir-interface.js";
 import { propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
-import { emitBudget, runLimits } from "./run-limits.js";
+import { emitBudget, RUN_LIMITS } from "./run-limits.js";
 
 export interface ExecutionEffects {
   emits: EmitRecord[];
@@ -15,7 +15,6 @@ export interface ExecutionEffects {
   onResponse(response: HttpResponseRecord): void;
 }
 
-const limits = runLimits();
 
 export function componentThis(
   definition: Record<string, any>,
@@ -52,7 +51,7 @@ export function componentThis(
   for (const [name, method] of Object.entries((definition.methods ?? {}) as Record<string, unknown>)) {
     if (typeof method === "function") self[name] = method.bind(self);
   }
-  const spend = emitBudget(limits);
+  const spend = emitBudget(RUN_LIMITS);
   self.$emit = (event: unknown, meta?: Record<string, unknown>) => {
     const text = JSON.stringify(event === undefined ? null : event) ?? "null";
     spend(Buffer.byteLength(text));

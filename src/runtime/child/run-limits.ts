@@ -3,12 +3,16 @@
 // that crossed a limit, at the emit that crossed it.
 import type { RunLimits } from "../code-runner.js";
 
-const DEFAULTS: RunLimits = { maxEmits: 1000, maxEmitBytes: 16 * 1024 * 1024, maxEventBytes: 2 * 1024 * 1024 };
+/** A runner started without them (by hand) caps nothing here; the service checks regardless. */
+const UNLIMITED: RunLimits = { maxEmits: Infinity, maxEmitBytes: Infinity, maxEventBytes: Infinity };
 
-export function runLimits(argv: string[] = process.argv): RunLimits {
+function limitsOf(argv: string[]): RunLimits {
   const arg = argv.find((a) => a.startsWith("--limits="));
-  return arg ? { ...DEFAULTS, ...(JSON.parse(arg.slice("--limits=".length)) as Partial<RunLimits>) } : DEFAULTS;
+  return arg ? { ...UNLIMITED, ...(JSON.parse(arg.slice("--limits=".length)) as Partial<RunLimits>) } : UNLIMITED;
 }
+
+/** This runner's limits, read once from its arguments. */
+export const RUN_LIMITS: RunLimits = limitsOf(process.argv);
 
 export class EmitLimitError extends Error {
   constructor(message: string) {

@@ -4,7 +4,7 @@ import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
 import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./workflow-execution.js";
 import { toResponseRecord } from "../child/response-record.js";
 import { cleanStack } from "../child/clean-stack.js";
-import { emitBudget, runLimits } from "../child/run-limits.js";
+import { emitBudget, RUN_LIMITS } from "../child/run-limits.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {
@@ -56,11 +56,12 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
   let error: ExecutionFailure | undefined;
   let failedStepId: string | undefined;
 
-  const spend = emitBudget(runLimits());
+  const spend = emitBudget(RUN_LIMITS);
   const emit = (payload: unknown) => {
-    const value = jsonSafe(payload) ?? null;
-    spend(Buffer.byteLength(JSON.stringify(value)));
-    emits.push(value);
+    // Measured on the JSON it travels as, made once.
+    const text = jsonText(payload) ?? "null";
+    spend(Buffer.byteLength(text));
+    emits.push(JSON.parse(text));
   };
   const steps: Record<string, unknown> = { trigger: { event: request.event, context: request.context } };
   const previousSend = (globalThis as any).$send;
@@ -139,11 +140,16 @@ function safeStringify(value: unknown): string {
 
 /** Values cross to the service as JSON; what JSON cannot carry becomes its nearest JSON form. */
 function jsonSafe(value: unknown): unknown {
+  const text = jsonText(value);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+/** The JSON text of a value (of its text form when it has none), undefined for undefined. */
+function jsonText(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   try {
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : JSON.parse(text);
+    return JSON.stringify(value);
   } catch {
-    return String(value);
+    return JSON.stringify(String(value));
   }
 }
