@@ -36,12 +36,14 @@ for (const dialect of DIALECTS) {
       assert.equal(await fired(source.id), false, "claimed once");
       const [first] = await waitForEvents(account.api, source.id, 1);
       assert.deepEqual(first.event, { runs: 1, timestamp: T0 / 1000 + 60, interval_seconds: 60 });
+      await waitForLeaseRelease(app, source.id);
 
       clock.advance(10 * 60_000); // ten intervals of downtime
       assert.equal(await fired(source.id), true);
       assert.equal(await fired(source.id), false, "one catch-up run, not a burst");
       const [second] = await waitForEvents(account.api, source.id, 2);
       assert.deepEqual(second.event, { runs: 2, timestamp: T0 / 1000 + 660, interval_seconds: 60 });
+      await waitForLeaseRelease(app, source.id);
       clock.advance(60_000);
       assert.equal(await fired(source.id), true, "back on schedule one interval later");
       await waitForEvents(account.api, source.id, 3);
@@ -130,9 +132,6 @@ for (const dialect of DIALECTS) {
       clock.advance(60_000);
       assert.equal(await fired(source.id), true);
       await waitForEvents(account.api, source.id, 1);
-      // The run releases its lease on the source row just after its events commit; on
-      // PostgreSQL a claim meanwhile skips the locked row (it fires at the next look), which
-      // made this test flaky. Wait for the release.
       await waitForLeaseRelease(app, source.id);
       clock.advance(60_000);
       assert.equal(await fired(source.id), true);
@@ -145,6 +144,9 @@ for (const dialect of DIALECTS) {
   });
 }
 
+// A run releases its lease on the source row just after its events commit; on PostgreSQL a
+// claim meanwhile skips the locked row (the scheduler's next look fires it), so a test that
+// claims again right after a run waits for the release.
 async function waitForLeaseRelease(app: TestApp, sourceId: string): Promise<void> {
   const db = app.sluice.services.ctx.db;
   for (let i = 0; i < 250; i++) {
