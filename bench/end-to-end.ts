@@ -1,28 +1,33 @@
-// End to end, ingest → webhook: an HTTP source without a custom response (200 once the
-// request is stored), one webhook subscription, requests offered at a steady pace by this
-// process, which also receives the webhooks (all on loopback). Latency runs from the moment a
-// request's 2xx was read to the moment its webhook arrived. Target: 5,000 events/s offered and
-// delivered, p50 ≤ 5 ms, p99 ≤ 50 ms, none lost, duplicates only under the same webhook-id.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { call, createAccount, waitFor } from "./lib/api.js";
+// End to end, ingest → webhook (the scenario of lib/ingest-to-webhook.ts), requests offered at
+// a steady pace. Latency runs from the moment a request's 2xx was read to the moment its
+// webhook arrived. Target: 5,000 events/s offered and delivered, p50 ≤ 5 ms, p99 ≤ 50 ms, none
+// lost, duplicates only under the same webhook-id.
+//
+// The rate climbs to its level over a warm-up first (BENCH_E2E_WARMUP_SECONDS, 5), whose
+// figures are reported apart: a service that just started runs its first seconds cold
+// (compiling, starting runners), and a step from nothing to the full rate left a backlog the
+// run never drained. Loss and duplicates are counted over both.
+//
+// With `splitRoles` (PostgreSQL), the api, worker and scheduler roles run as processes of
+// their own, and the CPU time each spends per event is what an operator sizes a deployment by.
+import { waitFor } from "./lib/api.js";
+import { deliveredCount, deployIngestToWebhook, offerPacedLoad, startWebhookReceiver } from "./lib/ingest-to-webhook.js";
 import { ascending, percentile } from "./lib/percentile.js";
-import { BENCH_ADMIN_TOKEN, startSluiceServer } from "./lib/processes.js";
+import { cpuBetween, treeCpu, type TreeCpu } from "./lib/process-cpu.js";
+import { startSluiceServer, type RunningServer } from "./lib/processes.js";
 import { runDirectly } from "./lib/run-directly.js";
-
-const SOURCE_CODE = `export default {
-  name: "bench-end-to-end",
-  props: { http: "$.interface.http" },
-  async run(event) { this.$emit(event.body); },
-};`;
 
 export interface EndToEndReport {
   offeredPerSecond: number;
+  /** The measured part, at the full rate; the warm-up before it is reported under `warmUp`. */
   seconds: number;
-  /** Requests answered 2xx, and how many of them were delivered to the webhook. */
+  /** The processes Sluice ran as: "all" roles in one, or one per role. */
+  roles: "all" | "split";
+  /** Requests answered 2xx in the measured part, and how many of them were delivered to the webhook. */
   accepted: number;
   delivered: number;
   deliveredPerSecond: number;
+  /** Accepted (in the warm-up too) but never delivered. */
   missing: number;
   /** Second arrivals of an event: under the same webhook-id (allowed) and under another (a fault). */
   duplicatesSameId: number;
@@ -32,116 +37,105 @@ export interface EndToEndReport {
   refused: number;
   p50Ms: number;
   p99Ms: number;
+  warmUp: { seconds: number; accepted: number; p50Ms: number; p99Ms: number };
+  /**
+   * CPU time per delivered event, in microseconds, of each Sluice process (its threads and
+   * the runners it started, which belong to the process that runs user code) and of this
+   * load generator; absent without /proc.
+   */
+  cpuMicrosPerEvent: Record<string, number> | undefined;
 }
 
-const MAX_IN_FLIGHT = 1024;
-const now = () => performance.timeOrigin + performance.now();
+interface Deployment {
+  url: string;
+  /** The processes whose CPU time is reported, by name. */
+  processes: Map<string, RunningServer>;
+  stop(): Promise<void>;
+}
 
-export async function runEndToEndBench(options: { rate?: number; seconds?: number; database?: string } = {}): Promise<EndToEndReport> {
-  const rate = options.rate ?? Number(process.env.BENCH_E2E_RATE ?? 5000);
-  const seconds = options.seconds ?? Number(process.env.BENCH_E2E_SECONDS ?? 10);
-  const acceptedAt = new Map<number, number>();
-  const arrivedAt = new Map<number, { at: number; webhookId: string }>();
-  let duplicatesSameId = 0;
-  let duplicatesOtherId = 0;
-
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = now();
-      res.writeHead(204).end();
-      const seq = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { seq: number }).seq;
-      const webhookId = String(req.headers["webhook-id"]);
-      const earlier = arrivedAt.get(seq);
-      if (!earlier) arrivedAt.set(seq, { at, webhookId });
-      else if (earlier.webhookId === webhookId) duplicatesSameId++;
-      else duplicatesOtherId++;
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-
-  const sluice = await startSluiceServer(options.database ? { DATABASE_URL: options.database } : {});
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+async function deploy(options: { database?: string; splitRoles?: boolean }): Promise<Deployment> {
+  const env: Record<string, string> = options.database ? { DATABASE_URL: options.database } : {};
+  if (!options.splitRoles) {
+    const sluice = await startSluiceServer(env);
+    return { url: sluice.url, processes: new Map([["service", sluice]]), stop: sluice.stop };
+  }
+  if (!options.database) throw new Error("roles in processes of their own share a PostgreSQL database");
+  const processes = new Map<string, RunningServer>();
+  const stopAll = () => Promise.all([...processes.values()].map((p) => p.stop())).then(() => undefined);
   try {
-    const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, "bench-end-to-end");
-    const source = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });
-    const hook = await call(sluice.url, "POST", "/webhooks", { key, query: { url: receiverUrl } });
-    await call(sluice.url, "POST", "/subscriptions", { key, query: { emitter_id: source.data.id, listener_id: hook.data.id } });
-    const endpoint = new URL(source.data.configured_props.http.endpoint_url as string);
-    endpoint.host = new URL(sluice.url).host;
-
-    let inFlight = 0;
-    let refused = 0;
-    const send = (seq: number) => {
-      inFlight++;
-      const body = JSON.stringify({ seq });
-      const req = http.request(endpoint, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on("end", () => {
-          inFlight--;
-          if (res.statusCode === 200) acceptedAt.set(seq, now());
-          else refused++;
-        });
-      });
-      req.on("error", () => {
-        inFlight--;
-        refused++;
-      });
-      req.end(body);
-    };
-
-    // Paced: every millisecond, as many requests as are due by then (Node's timers fire about
-    // once a millisecond); when too many are in flight, the due ones are counted as not offered.
-    let sent = 0;
-    let notOffered = 0;
-    const total = rate * seconds;
-    const start = now();
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        const due = Math.min(total, Math.floor(((now() - start) / 1000) * rate));
-        while (sent + notOffered < due) {
-          const seq = sent + notOffered;
-          if (inFlight >= MAX_IN_FLIGHT) notOffered++;
-          else {
-            send(seq);
-            sent++;
-          }
-        }
-        if (sent + notOffered >= total) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 1);
-    });
-    await waitFor(async () => inFlight === 0, 60_000);
-    const delivered = () => [...acceptedAt.keys()].filter((seq) => arrivedAt.has(seq)).length;
-    await waitFor(async () => delivered() >= acceptedAt.size, 120_000).catch(() => undefined);
-    const lastArrival = Math.max(...[...arrivedAt.values()].map((a) => a.at));
-    const latencies = ascending([...acceptedAt.entries()].filter(([seq]) => arrivedAt.has(seq)).map(([seq, at]) => Math.max(0, arrivedAt.get(seq)!.at - at)));
-    const round = (n: number) => Math.round(n * 100) / 100;
-    return {
-      offeredPerSecond: rate,
-      seconds,
-      accepted: acceptedAt.size,
-      delivered: delivered(),
-      deliveredPerSecond: Math.round(delivered() / ((lastArrival - start) / 1000)),
-      missing: acceptedAt.size - delivered(),
-      duplicatesSameId,
-      duplicatesOtherId,
-      notOffered,
-      refused,
-      p50Ms: round(percentile(latencies, 50)),
-      p99Ms: round(percentile(latencies, 99)),
-    };
-  } finally {
-    agent.destroy();
-    await sluice.stop();
-    receiver.closeAllConnections();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    // The api process makes the schema; the others start once it is there.
+    const api = await startSluiceServer(env, { role: "api" });
+    processes.set("api", api);
+    for (const role of ["worker", "scheduler"]) processes.set(role, await startSluiceServer(env, { role, dataDir: api.dataDir }));
+    return { url: api.url, processes, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
   }
 }
 
-// Run directly: node dist/bench/end-to-end.js (on PostgreSQL too with BENCH_DATABASE_URL).
-runDirectly(import.meta.url, runEndToEndBench);
+const cpuOf = (processes: Map<string, RunningServer>) => new Map([...processes].map(([name, p]) => [name, treeCpu(p.child.pid!)]));
+
+export async function runEndToEndBench(options: { rate?: number; seconds?: number; warmUpSeconds?: number; database?: string; splitRoles?: boolean } = {}): Promise<EndToEndReport> {
+  const rate = options.rate ?? Number(process.env.BENCH_E2E_RATE ?? 5000);
+  const seconds = options.seconds ?? Number(process.env.BENCH_E2E_SECONDS ?? 10);
+  const warmUpSeconds = options.warmUpSeconds ?? Number(process.env.BENCH_E2E_WARMUP_SECONDS ?? 5);
+  const receiver = await startWebhookReceiver();
+  const deployment = await deploy(options);
+  try {
+    const endpoint = await deployIngestToWebhook(deployment.url, receiver.url);
+    const cpuBefore = cpuOf(deployment.processes);
+    const loadCpuBefore = process.cpuUsage();
+    const load = await offerPacedLoad(endpoint, rate, seconds, undefined, warmUpSeconds);
+    await waitFor(async () => deliveredCount(load, receiver) >= load.acceptedAt.size, 120_000);
+    const cpuAfter = cpuOf(deployment.processes);
+    const loadCpu = process.cpuUsage(loadCpuBefore);
+    const allDelivered = deliveredCount(load, receiver);
+    const steady = (seq: number) => seq >= load.steadyFrom;
+    const accepted = [...load.acceptedAt.keys()].filter(steady).length;
+    const arrivals = [...receiver.arrivals].filter(([seq]) => steady(seq));
+    const delivered = arrivals.filter(([seq]) => load.acceptedAt.has(seq)).length;
+    const lastArrival = Math.max(...arrivals.map(([, a]) => a.at));
+    const latenciesOf = (part: (seq: number) => boolean) =>
+      ascending([...load.acceptedAt.entries()].filter(([seq]) => part(seq) && receiver.arrivals.has(seq)).map(([seq, at]) => Math.max(0, receiver.arrivals.get(seq)!.at - at)));
+    const latencies = latenciesOf(steady);
+    const warmUpLatencies = latenciesOf((seq) => !steady(seq));
+    const round = (n: number) => Math.round(n * 100) / 100;
+    const perEvent = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, allDelivered));
+    let cpuMicrosPerEvent: Record<string, number> | undefined = {};
+    for (const [name, before] of cpuBefore) {
+      const used: TreeCpu | undefined = cpuBetween(before, cpuAfter.get(name));
+      if (!used) cpuMicrosPerEvent = undefined;
+      else if (cpuMicrosPerEvent) {
+        cpuMicrosPerEvent[name] = perEvent(used.ownSeconds);
+        cpuMicrosPerEvent[`${name} runners`] = perEvent(used.childrenSeconds);
+      }
+    }
+    if (cpuMicrosPerEvent) cpuMicrosPerEvent["load generator"] = perEvent((loadCpu.user + loadCpu.system) / 1e6);
+    return {
+      offeredPerSecond: rate,
+      seconds,
+      roles: options.splitRoles ? "split" : "all",
+      accepted,
+      delivered,
+      deliveredPerSecond: Math.round(delivered / ((lastArrival - (load.startedAt + warmUpSeconds * 1000)) / 1000)),
+      missing: load.acceptedAt.size - allDelivered,
+      duplicatesSameId: receiver.duplicates.sameId,
+      duplicatesOtherId: receiver.duplicates.otherId,
+      notOffered: load.notOffered,
+      refused: load.refused,
+      p50Ms: round(percentile(latencies, 50)),
+      p99Ms: round(percentile(latencies, 99)),
+      warmUp: { seconds: warmUpSeconds, accepted: load.acceptedAt.size - accepted, p50Ms: round(percentile(warmUpLatencies, 50)), p99Ms: round(percentile(warmUpLatencies, 99)) },
+      cpuMicrosPerEvent,
+    };
+  } finally {
+    await deployment.stop();
+    await receiver.close();
+  }
+}
+
+// Run directly: node dist/bench/end-to-end.js (BENCH_E2E_RATE, BENCH_E2E_SECONDS,
+// BENCH_E2E_WARMUP_SECONDS; with BENCH_DATABASE_URL, BENCH_E2E_SPLIT_ROLES=1 runs one process
+// per role).
+runDirectly(import.meta.url, (options) => runEndToEndBench({ ...options, splitRoles: process.env.BENCH_E2E_SPLIT_ROLES === "1" }));

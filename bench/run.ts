@@ -43,13 +43,20 @@ async function main(): Promise<void> {
     console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
   }
 
-  // End to end, ingest → webhook, paced at BENCH_E2E_RATE (5,000/s) for BENCH_E2E_SECONDS (10).
+  // End to end, ingest → webhook, paced at BENCH_E2E_RATE (5,000/s) for BENCH_E2E_SECONDS (10)
+  // after a warm-up climbing to that rate over BENCH_E2E_WARMUP_SECONDS (5), reported apart;
+  // on PostgreSQL also with one process per role, for the CPU time each role spends per event.
   const e2eRuns: Array<[string, () => ReturnType<typeof runEndToEndBench>]> = [["SQLite", () => runEndToEndBench()]];
-  if (adminUrl) e2eRuns.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database }))]);
+  if (adminUrl) {
+    e2eRuns.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database }))]);
+    e2eRuns.push(["PostgreSQL, a process per role", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database, splitRoles: true }))]);
+  }
   for (const [name, run] of e2eRuns) {
     const r = await run();
-    results[`endToEnd${name}`] = r;
+    results[`endToEnd${name.replace(/[^A-Za-z]/g, "")}`] = r;
     console.log(`${`ingest → webhook (${name})`.padEnd(34)} ${r.deliveredPerSecond} delivered/s at ${r.offeredPerSecond}/s offered; p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; accepted ${r.accepted}, missing ${r.missing}, duplicates ${r.duplicatesSameId} (same webhook-id) / ${r.duplicatesOtherId} (other), not offered ${r.notOffered}, refused ${r.refused} (target ≥ 5,000/s, p50 ≤ 5 ms, p99 ≤ 50 ms, none lost)`);
+    if (r.warmUp.seconds > 0) console.log(`${"".padEnd(34)} warm-up (${r.warmUp.seconds} s climbing to the rate): ${r.warmUp.accepted} accepted, p50 ${r.warmUp.p50Ms} ms, p99 ${r.warmUp.p99Ms} ms`);
+    if (r.cpuMicrosPerEvent) console.log(`${"".padEnd(34)} CPU per event: ${Object.entries(r.cpuMicrosPerEvent).map(([part, micros]) => `${part} ${micros} µs`).join(", ")}`);
   }
 
   // Timers: BENCH_TIMER_SOURCES interval sources (10,000) every BENCH_TIMER_INTERVAL_SECONDS (60).

@@ -16,6 +16,15 @@ export interface Config {
   runMemoryMb: number;
   smtpUrl: string | undefined;
   smtpFrom: string;
+  /** Port of the inbound SMTP listener for e-mail sources (api role, on `host`); unset, there is none. */
+  smtpInboundPort: number | undefined;
+  /** Domain of e-mail sources' addresses (`<key>@<domain>`); the host of publicUrl by default. */
+  emailDomain: string;
+  /** Largest message the inbound SMTP listener accepts (advertised with SIZE). */
+  smtpMaxMessageBytes: number;
+  /** PEM files of the certificate and key STARTTLS offers on the inbound listener; unset, no STARTTLS. */
+  smtpTlsCertFile: string | undefined;
+  smtpTlsKeyFile: string | undefined;
   freeDailyInvocations: number;
   freeDailyComputeMs: number;
   apiRateLimitPerMinute: number;
@@ -30,6 +39,10 @@ export interface Config {
   /** Bytes of stored events an account may hold. */
   accountStorageBytes: number;
   registryDir: string | undefined;
+  /** npm packages in the shape of `@pipedream/<app>` recorded and installed at start (SLUICE_REGISTRY_PACKAGES, `name[@version]` each). */
+  registryPackages: string[];
+  /** The npm registry packages are installed from (SLUICE_NPM_REGISTRY); npm's own configuration when unset. */
+  npmRegistry: string | undefined;
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
   logLevel: string;
@@ -63,6 +76,8 @@ export type SandboxSetting = "auto" | "bwrap" | "none";
 export class ConfigError extends Error {}
 
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
+/** One minute: a retention shorter than that would prune what a client is still reading. */
+const MIN_RETENTION_DAYS = 1 / (24 * 60);
 
 /** Refuses settings that would leave the service open: a short, guessable admin token. */
 export function assertSafeConfig(config: Pick<Config, "adminToken">): void {
@@ -79,6 +94,48 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
+}
+
+function positiveNumber(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${raw}"`);
+  return value;
+}
+
+/** A TCP port: 0 (any free port) to 65535; undefined when unset. */
+function optionalPort(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  return value;
+}
+
+/** A domain name (letters, digits, hyphens, dots) or an IP literal, as e-mail addresses use it; lower-cased. */
+function emailDomain(env: Env, publicUrl: string): string {
+  const raw = env.SLUICE_EMAIL_DOMAIN?.trim();
+  if (!raw) {
+    try {
+      return new URL(publicUrl).hostname.toLowerCase();
+    } catch {
+      throw new ConfigError(`SLUICE_PUBLIC_URL must be an absolute URL like https://sluice.example.com, got "${publicUrl}"`);
+    }
+  }
+  const domain = raw.toLowerCase();
+  if (!/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(domain) && !/^\[[0-9a-f:.]+\]$/.test(domain)) {
+    throw new ConfigError(`SLUICE_EMAIL_DOMAIN must be a domain name like mail.example.com, got "${raw}"`);
+  }
+  return domain;
+}
+
+/** Both files of a certificate and its key, or neither. */
+function tlsFiles(env: Env, certName: string, keyName: string): { cert: string | undefined; key: string | undefined } {
+  const cert = env[certName] || undefined;
+  const key = env[keyName] || undefined;
+  if ((cert === undefined) !== (key === undefined)) throw new ConfigError(`${certName} and ${keyName} go together: set both (PEM files) to offer STARTTLS, or neither`);
+  return { cert, key };
 }
 
 function bool(env: Env, name: string): boolean {
@@ -114,6 +171,26 @@ function sourceFilesMb(env: Env): number {
   return mb;
 }
 
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http or https URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${name} must be an http or https URL, got "${raw}"`);
+  return url.toString();
+}
+
 function secretKey(env: Env, name: string): Buffer | undefined {
   const raw = env[name];
   return raw ? parseSecretKey(raw, name) : undefined;
@@ -123,12 +200,14 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "PORT", 8080);
   const host = env.HOST || "127.0.0.1";
   const publicHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const publicUrl = (env.SLUICE_PUBLIC_URL || `http://${publicHost.includes(":") ? `[${publicHost}]` : publicHost}:${port}`).replace(/\/+$/, "");
+  const smtpTls = tlsFiles(env, "SLUICE_SMTP_TLS_CERT_FILE", "SLUICE_SMTP_TLS_KEY_FILE");
   const config: Config = {
     port,
     host,
     dataDir: resolve(env.SLUICE_DATA_DIR || "./data"),
     databaseUrl: env.DATABASE_URL || undefined,
-    publicUrl: (env.SLUICE_PUBLIC_URL || `http://${publicHost.includes(":") ? `[${publicHost}]` : publicHost}:${port}`).replace(/\/+$/, ""),
+    publicUrl,
     adminToken: env.SLUICE_ADMIN_TOKEN || undefined,
     bootstrapApiKey: env.SLUICE_BOOTSTRAP_API_KEY || undefined,
     allowPrivateEgress: bool(env, "SLUICE_ALLOW_PRIVATE_EGRESS"),
@@ -138,6 +217,11 @@ export function loadConfig(env: Env = process.env): Config {
     runMemoryMb: int(env, "SLUICE_RUN_MEMORY_MB", 256, 16),
     smtpUrl: env.SLUICE_SMTP_URL || undefined,
     smtpFrom: env.SLUICE_SMTP_FROM || "sluice@localhost",
+    smtpInboundPort: optionalPort(env, "SLUICE_SMTP_INBOUND_PORT"),
+    emailDomain: emailDomain(env, publicUrl),
+    smtpMaxMessageBytes: int(env, "SLUICE_SMTP_MAX_MESSAGE_BYTES", 10 * 1024 * 1024, 1024),
+    smtpTlsCertFile: smtpTls.cert,
+    smtpTlsKeyFile: smtpTls.key,
     freeDailyInvocations: int(env, "SLUICE_FREE_DAILY_INVOCATIONS", 10_000),
     freeDailyComputeMs: int(env, "SLUICE_FREE_DAILY_COMPUTE_MS", 30 * 60 * 1000),
     apiRateLimitPerMinute: int(env, "SLUICE_API_RATE_LIMIT_PER_MINUTE", 6000, 1),
@@ -147,6 +231,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxStreamsPerEmitter: int(env, "SLUICE_MAX_STREAMS_PER_EMITTER", 20, 1),
     accountStorageBytes: int(env, "SLUICE_ACCOUNT_STORAGE_MB", 1024, 1) * 1024 * 1024,
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
+    registryPackages: list(env, "SLUICE_REGISTRY_PACKAGES"),
+    npmRegistry: httpUrl(env, "SLUICE_NPM_REGISTRY"),
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
     queueLeaseSeconds: int(env, "SLUICE_QUEUE_LEASE_SECONDS", 60, 1),
@@ -159,7 +245,8 @@ export function loadConfig(env: Env = process.env): Config {
     runMaxOpenFiles: int(env, "SLUICE_RUN_MAX_OPEN_FILES", 1024, 64),
     metricsToken: env.SLUICE_METRICS_TOKEN || undefined,
     metricsPort: env.SLUICE_METRICS_PORT ? int(env, "SLUICE_METRICS_PORT", 0) : undefined,
-    deliveryRetentionDays: int(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, 1),
+    // Fractions keep hours (0.25 = 6 h) on deployments that deliver more than they can keep.
+    deliveryRetentionDays: positiveNumber(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, MIN_RETENTION_DAYS),
     sourceFilesBytes: sourceFilesMb(env) * 1024 * 1024,
     secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };

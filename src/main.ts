@@ -13,8 +13,10 @@ import { createEventLimits } from "./domain/events/event-limits.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
 import { registerDeliveryWorker } from "./delivery-worker/delivery-worker.js";
 import { publishRegistry, registryDirs } from "./domain/components/publish-registry.js";
+import { ensureRegistryPackages } from "./domain/registry/registry-packages-at-start.js";
 import { buildHttpApp } from "./http/app.js";
 import { startMetricsServer } from "./http/metrics-server.js";
+import { startSmtpListener } from "./smtp-inbound/smtp-listener.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { ServiceError } from "./lib/errors.js";
 import { createMetrics, type Metrics } from "./lib/metrics.js";
@@ -52,6 +54,8 @@ export interface Sluice {
   url: string | undefined;
   /** Where /metrics is served apart from the API (SLUICE_METRICS_PORT without the api role). */
   metricsUrl: string | undefined;
+  /** Where inbound e-mail is received, e.g. smtp://127.0.0.1:2525 (SLUICE_SMTP_INBOUND_PORT, api role only). */
+  smtpUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -124,6 +128,21 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     if (url && new URL(config.publicUrl).port === "0") config.publicUrl = url;
   }
 
+  let smtpUrl: string | undefined;
+  if (roles.includes("api") && config.smtpInboundPort !== undefined) {
+    const listener = await startSmtpListener(services, {
+      host: config.host,
+      port: config.smtpInboundPort,
+      name: config.emailDomain,
+      maxMessageBytes: config.smtpMaxMessageBytes,
+      tls: config.smtpTlsCertFile && config.smtpTlsKeyFile ? { certFile: config.smtpTlsCertFile, keyFile: config.smtpTlsKeyFile } : undefined,
+      logger,
+    });
+    tasks.push({ name: "smtp", stop: () => listener.close() });
+    smtpUrl = listener.url;
+    logger.info(`inbound e-mail for ${config.emailDomain} on ${smtpUrl}`);
+  }
+
   if (!app && config.metricsPort !== undefined) {
     const server = await startMetricsServer(metrics, { host: config.host, port: config.metricsPort, token: config.metricsToken });
     tasks.push({ name: "metrics", stop: () => server.close() });
@@ -136,6 +155,11 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     tasks.push(startRetentionLoop(ctx, { freePages: store.freePages }));
   }
   if (roles.includes("scheduler")) tasks.push(startTimerLoop({ ctx, queue }));
+  if (config.registryPackages.length > 0) {
+    // Off the start path: npm may take a while, and a package that cannot be had is only a warning.
+    const added = ensureRegistryPackages({ ctx, runner }, config.registryPackages).catch((error: unknown) => logger.warn({ err: error }, "SLUICE_REGISTRY_PACKAGES could not be applied"));
+    tasks.push({ name: "registry packages", stop: () => added });
+  }
 
   let closed = false;
   return {
@@ -144,6 +168,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     app,
     url,
     metricsUrl,
+    smtpUrl,
     async close() {
       if (closed) return;
       closed = true;

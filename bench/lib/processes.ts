@@ -19,7 +19,7 @@ function waitForLine(child: ChildProcess, match: (line: string) => string | unde
     const lines = createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
       const found = match(line);
-      if (found) {
+      if (found !== undefined) {
         clearTimeout(timer);
         resolve(found);
       }
@@ -48,13 +48,22 @@ export async function startBareServer(): Promise<RunningServer> {
   return { url, child, stop: stopper(child) };
 }
 
-/** Sluice itself, exactly as `npm start` runs it, on a fresh data directory. */
 /** The admin token of every benchmarked Sluice (at least 32 characters, as Sluice requires). */
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 
-export async function startSluiceServer(env: Record<string, string> = {}): Promise<RunningServer & { dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-"));
-  const child = spawn(process.execPath, [join(compiledRoot(), "src", "cli", "main.js"), "serve"], {
+export interface SluiceOptions {
+  /** `--role` (default all); a process without the api role has no url (""). */
+  role?: string;
+  /** Shared by the processes of one deployment; made (and removed at stop) when absent. */
+  dataDir?: string;
+}
+
+/** Sluice itself, exactly as `npm start` runs it, on a fresh data directory. */
+export async function startSluiceServer(env: Record<string, string> = {}, options: SluiceOptions = {}): Promise<RunningServer & { dataDir: string }> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sluice-bench-"));
+  // BENCH_SLUICE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=prof", profiles the service.
+  const nodeArgs = process.env.BENCH_SLUICE_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, join(compiledRoot(), "src", "cli", "main.js"), "serve", ...(options.role ? ["--role", options.role] : [])], {
     stdio: ["ignore", "pipe", "inherit"],
     env: {
       PATH: process.env.PATH ?? "",
@@ -76,7 +85,7 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
     (line) => {
       if (!line.includes("sluice started")) return undefined;
       try {
-        return JSON.parse(line).url as string;
+        return (JSON.parse(line).url as string | undefined) ?? "";
       } catch {
         return undefined;
       }
@@ -86,5 +95,6 @@ export async function startSluiceServer(env: Record<string, string> = {}): Promi
   const stop = stopper(child);
   // A bench leaves nothing behind: each run's database is hundreds of megabytes at most, but
   // runs add up on a machine that benchmarks all day.
-  return { url, child, dataDir, stop: () => stop().then(() => rmSync(dataDir, { recursive: true, force: true })) };
+  const removeDataDir = options.dataDir === undefined;
+  return { url, child, dataDir, stop: () => stop().then(() => (removeDataDir ? rmSync(dataDir, { recursive: true, force: true }) : undefined)) };
 }

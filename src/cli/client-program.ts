@@ -8,6 +8,7 @@ import { devCommand } from "./commands/dev.js";
 import { eventCommands } from "./commands/events.js";
 import { listCommand } from "./commands/list.js";
 import { loginCommand } from "./commands/login.js";
+import { registryCommands } from "./commands/registry.js";
 import { subscriptionCommands } from "./commands/subscribe.js";
 import { updateCommand } from "./commands/update.js";
 import { webhookCommands } from "./commands/webhooks.js";
@@ -17,6 +18,9 @@ export const SERVER_USAGE = `
 Server commands:
   serve [--role api|worker|scheduler|all]        run Sluice
   users create --username NAME --email ADDRESS [--plan free|paid]
+
+The registry commands use the admin API when SLUICE_API_URL and SLUICE_ADMIN_TOKEN are set,
+and otherwise the database the environment names, as \`users create\` does.
 
 The client commands talk to SLUICE_API_URL with SLUICE_API_KEY, or to what \`sluice login\` stored.`;
 
@@ -28,7 +32,7 @@ export function clientProgram(): Command {
     .showHelpAfterError("(see --help)")
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text.replace(/^error: /, "sluice: ")) });
-  for (const add of [loginCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand]) add(program);
+  for (const add of [loginCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand, registryCommands]) add(program);
   return program;
 }
 

@@ -22,6 +22,8 @@ export interface InProcessState {
   liveEvents: LiveEvents;
   /** Deliveries just committed, for the delivery worker (committed-deliveries.ts). */
   committedDeliveries: CommittedDeliveries;
+  /** OAuth refreshes under way, by connected account: callers share one (accounts/oauth-refresh.ts). */
+  oauthRefreshes: Map<string, Promise<Record<string, unknown>>>;
 }
 
 export function newInProcessState(): InProcessState {
@@ -33,5 +35,6 @@ export function newInProcessState(): InProcessState {
     emittersWrittenHere: new Set(),
     liveEvents: new LiveEvents(),
     committedDeliveries: new CommittedDeliveries(),
+    oauthRefreshes: new Map(),
   };
 }

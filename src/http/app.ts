@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health.js";
 import { authenticatedRoutes } from "./routes/index.js";
 import { sourceEndpoints } from "./routes/source-endpoints.js";
 import { workflowEndpoints } from "./routes/workflow-endpoints.js";
+import { apphookEndpoints } from "./routes/apphook-endpoints.js";
 import { serverFactory } from "./http-server.js";
 import { installMetricsRoute } from "./metrics-route.js";
 import { installDashboard } from "./dashboard.js";
@@ -32,11 +33,13 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   const { metrics } = services.ctx;
   const sources = sourceEndpoints(services);
   const workflows = workflowEndpoints(services);
+  const apphooks = apphookEndpoints(services);
   const app: FastifyInstance = Fastify({
     // request.ip: the client named by X-Forwarded-For only behind a proxy the operator vouches for.
     trustProxy: config.trustProxy,
-    // The public endpoints of sources and workflows are served in front of Fastify (ADR 0019).
-    serverFactory: serverFactory(publicEndpointServer([sources, workflows], logger, (endpoint, status) => metrics.ingestRequest(endpoint === sources ? "source" : "workflow", status))),
+    // The public endpoints of sources, workflows and apphooks are served in front of Fastify
+    // (ADR 0019); apphook requests feed sources and are counted with theirs.
+    serverFactory: serverFactory(publicEndpointServer([sources, workflows, apphooks], logger, (endpoint, status) => metrics.ingestRequest(endpoint === workflows ? "workflow" : "source", status))),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     genReqId: newRequestId,

@@ -1,7 +1,8 @@
-// The public HTTP endpoints of sources (/e/<key>[/<path>]) and workflows (/w/<key>[/<path>]):
-// no API key, bodies up to 512 KB taken as raw bytes whatever their content type, one pipeline
-// for both kinds (domain/endpoints/receive-endpoint-request.ts), and the reply written from
-// the response record user code gave or from the failure, as JSON, the same way for both.
+// The public HTTP endpoints of sources (/e/<key>[/<path>]), workflows (/w/<key>[/<path>]) and
+// connected accounts' apphooks (/a/<key>): no API key, bodies up to 512 KB taken as raw bytes
+// whatever their content type, each handed to its domain pipeline (sources and workflows share
+// domain/endpoints/receive-endpoint-request.ts), and the reply written from the response
+// record it gave or from the failure, as JSON, the same way for all.
 //
 // They are the ingest path the benchmarks measure (docs/architecture.md, "Performance targets"), so node:http serves them directly, in
 // front of Fastify (http-server.ts, ADR 0019): Fastify's request and reply objects, routing,
@@ -13,9 +14,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { parse as parseQuery } from "fast-querystring";
 import type { Logger } from "pino";
-import type { EndpointKind, EndpointRequest } from "../domain/endpoints/endpoint-kind.js";
+import type { EndpointRequest } from "../domain/endpoints/endpoint-kind.js";
 import { ExecutionFailedError } from "../domain/endpoints/execution-failed.js";
-import { receiveEndpointRequest } from "../domain/endpoints/receive-endpoint-request.js";
 import { ServiceError } from "../lib/errors.js";
 import { newRequestId } from "../lib/ids.js";
 import { safeDecode } from "../lib/safe-decode.js";
@@ -28,12 +28,12 @@ export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;
 const MAX_KEY_LENGTH = 256;
 
 export interface PublicEndpoint {
-  /** "/e/" or "/w/". */
+  /** "/e/", "/w/" or "/a/". */
   prefix: string;
   /** Methods answered; any when absent. */
   methods?: ReadonlySet<string>;
-  /** The targets addressed under the prefix by their endpoint key. */
-  kind: EndpointKind<unknown>;
+  /** The domain's answer to a request addressed under the prefix by its key. */
+  receive(request: EndpointRequest): Promise<HttpResponseRecord>;
 }
 
 /** Serves a request addressed to one of `endpoints` and returns true; false leaves it to Fastify. */
@@ -71,7 +71,7 @@ async function serve(endpoint: PublicEndpoint, target: Target, req: IncomingMess
   let record: HttpResponseRecord;
   try {
     const body = await readBody(req, PUBLIC_ENDPOINT_BODY_LIMIT);
-    record = await receiveEndpointRequest(endpoint.kind, { method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
+    record = await endpoint.receive({ method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
   } catch (error) {
     record = errorRecord(error, requestId, logger);
   }

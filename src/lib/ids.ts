@@ -61,3 +61,10 @@ export function idPrefix(id: string): string | undefined {
   const at = id.indexOf("_");
   return at > 0 ? id.slice(0, at) : undefined;
 }
+
+/**
+ * A key that stands for something in a URL or an address (an endpoint, an inbox, an account's
+ * apphook URL): 24 lower-case letters and digits, about 120 random bits, so it can only be
+ * learned, not guessed. Lower-case because some senders change the case of what they pass on.
+ */
+export const newUrlKey = (): string => randomString(24).toLowerCase();

@@ -13,7 +13,8 @@ import { createBatcher } from "./batcher.js";
 import { completeJobs } from "./complete-jobs.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
-import { onJobsAdded } from "./wake.js";
+import { registerLocalWorker, type LocalWorker } from "./local-handoff.js";
+import { onJobsAdded, type WakeSignal } from "./wake.js";
 import { NextDueCache } from "./next-due-cache.js";
 
 export interface QueueOptions {
@@ -40,6 +41,14 @@ interface Registration {
   /** Claimed beyond their key's limit (a claim may overshoot a partly busy key). */
   waitingByKey: Map<string, JobsTable[]>;
   onClaimed?: (payload: unknown) => void;
+  /**
+   * The last claim found fewer due jobs than it could take, and no job was added for others
+   * to claim since: new jobs of this process may be handed to it directly (local-handoff.ts)
+   * without passing jobs that wait in the database.
+   */
+  drained: boolean;
+  /** Counts additions by others, so a claim that overlapped one does not mark the type drained. */
+  additions: number;
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
@@ -83,6 +92,7 @@ export class DbJobQueue implements JobQueue {
   private loopDone: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private unregisterLocalWorker: (() => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
   private abort = new AbortController();
   private readonly leaseMs: number;
@@ -111,6 +121,8 @@ export class DbJobQueue implements JobQueue {
       runningByKey: new Map(),
       waitingByKey: new Map(),
       onClaimed: options.onClaimed,
+      drained: false,
+      additions: 0,
     });
     this.wake();
   }
@@ -120,9 +132,10 @@ export class DbJobQueue implements JobQueue {
     this.running = true;
     this.abort = new AbortController();
     setMaxListeners(0, this.abort.signal); // one listener per running handler
-    this.unsubscribe = onJobsAdded((signal) => this.wake(signal.types, signal.dueNow, signal.keys));
+    this.unsubscribe = onJobsAdded((signal) => this.jobsAdded(signal));
+    this.unregisterLocalWorker = registerLocalWorker(this.options.db, this.localWorker);
     void this.options.dialect
-      .listen((signal) => (signal ? this.wake(signal.types, signal.dueNow, signal.keys) : this.wake()))
+      .listen((signal) => this.jobsAdded(signal))
       .then((listener) => {
         if (this.running) this.listener = listener;
         else void listener.close();
@@ -136,6 +149,7 @@ export class DbJobQueue implements JobQueue {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.unregisterLocalWorker?.();
     this.unsubscribe?.();
     this.abort.abort();
     this.wake();
@@ -144,6 +158,78 @@ export class DbJobQueue implements JobQueue {
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.listener?.close();
     this.listener = undefined;
+  }
+
+  /** Jobs were added for any worker to claim (undefined: of any type): they come before hand-offs. */
+  private jobsAdded(signal: WakeSignal | undefined): void {
+    this.undrain(signal?.types);
+    if (signal) this.wake(signal.types, signal.dueNow, signal.keys);
+    else this.wake();
+  }
+
+  private undrain(types: readonly string[] | undefined): void {
+    for (const [type, registration] of this.handlers) {
+      if (types && !types.includes(type)) continue;
+      registration.drained = false;
+      registration.additions++;
+    }
+  }
+
+  /** What this process's enqueues hand over (local-handoff.ts). */
+  private readonly localWorker: LocalWorker = {
+    reserve: (row, now) => {
+      const registration = this.handlers.get(row.type);
+      if (!this.running || !registration?.drained || registration.running >= registration.concurrency) return false;
+      const key = registration.perKey > 0 ? row.concurrency_key : null;
+      if (key !== null && this.heldOf(key, registration) >= registration.perKey) return false;
+      registration.running++;
+      if (key !== null) registration.runningByKey.set(key, (registration.runningByKey.get(key) ?? 0) + 1);
+      row.lease_token = `${this.workerId}.${++this.claimCounter}`;
+      row.locked_until = now + this.leaseMs;
+      row.attempts = 1;
+      return true;
+    },
+    start: (rows) => {
+      for (const row of rows) {
+        const registration = this.handlers.get(row.type) as Registration;
+        // Stopped meanwhile: the job stays leased and is claimed again when its lease ends.
+        if (!this.running) {
+          this.releaseReserved(row, registration);
+          continue;
+        }
+        this.leases.set(row.id, row.lease_token!);
+        this.announceClaim(row, registration);
+        this.startJob(row, registration, registration.perKey > 0 ? row.concurrency_key : null);
+      }
+    },
+    release: (rows) => {
+      for (const row of rows) this.releaseReserved(row, this.handlers.get(row.type) as Registration);
+    },
+  };
+
+  private releaseReserved(row: JobsTable, registration: Registration): void {
+    registration.running--;
+    const key = registration.perKey > 0 ? row.concurrency_key : null;
+    if (key !== null) this.passKeyPlace(registration, key);
+    this.wake([row.type], true);
+  }
+
+  /**
+   * A job gives up its place under `key`: to the next job waiting for it, else the key holds
+   * one fewer. Whether the key was at its limit before (a claim may now find more of it).
+   */
+  private passKeyPlace(registration: Registration, key: string): boolean {
+    const waiting = registration.waitingByKey.get(key);
+    const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
+    const next = waiting?.shift();
+    if (waiting?.length === 0) registration.waitingByKey.delete(key);
+    if (next) this.startJob(next, registration, key);
+    else {
+      const left = (registration.runningByKey.get(key) ?? 1) - 1;
+      if (left > 0) registration.runningByKey.set(key, left);
+      else registration.runningByKey.delete(key);
+    }
+    return heldBefore === registration.perKey;
   }
 
   /**
@@ -189,7 +275,9 @@ export class DbJobQueue implements JobQueue {
           // (the claim would skip them); the release of such a key wakes the loop again.
           const keys = all ? null : types.get(type);
           if (keys && this.allBusy(keys, registration)) continue;
+          const additions = registration.additions;
           const jobs = await this.claim(type, free, registration);
+          if (jobs.length < free && registration.additions === additions) registration.drained = true;
           for (const row of jobs) this.dispatch(row, registration);
           if (jobs.length === free) {
             full = true;
@@ -202,6 +290,7 @@ export class DbJobQueue implements JobQueue {
         }
       } catch (error) {
         if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
+        this.undrain(undefined);
         this.claimAll = true;
         this.nextDue.forgetAll();
         await this.sleep(this.pollMs);
@@ -210,6 +299,8 @@ export class DbJobQueue implements JobQueue {
       if (full || this.wakeRequested || !this.running) continue;
       // Woken by nothing before the next due job (or the safety poll): look at every type.
       if (!(await this.sleep(await this.msUntilNextDue()))) {
+        // Jobs scheduled for later (retries) may be due now: claimed before new ones are handed over.
+        this.undrain(undefined);
         this.claimAll = true;
         this.nextDue.forgetAll();
       }
@@ -244,13 +335,7 @@ export class DbJobQueue implements JobQueue {
   private dispatch(row: JobsTable, registration: Registration): void {
     registration.running++;
     this.leases.set(row.id, row.lease_token!);
-    if (registration.onClaimed) {
-      try {
-        registration.onClaimed(JSON.parse(row.payload));
-      } catch (error) {
-        this.options.logger.warn({ err: error, jobId: row.id }, "onClaimed failed"); // the job still runs
-      }
-    }
+    this.announceClaim(row, registration);
     const key = registration.perKey > 0 ? row.concurrency_key : null;
     if (key !== null) {
       const running = registration.runningByKey.get(key) ?? 0;
@@ -265,23 +350,22 @@ export class DbJobQueue implements JobQueue {
     this.startJob(row, registration, key);
   }
 
+  private announceClaim(row: JobsTable, registration: Registration): void {
+    if (!registration.onClaimed) return;
+    try {
+      registration.onClaimed(JSON.parse(row.payload));
+    } catch (error) {
+      this.options.logger.warn({ err: error, jobId: row.id }, "onClaimed failed"); // the job still runs
+    }
+  }
+
   private startJob(row: JobsTable, registration: Registration, key: string | null): void {
     let keyHeld = key !== null;
     // Gives the job's place under its key to the next waiting job, at most once per job.
     const releaseKey = () => {
       if (!keyHeld || key === null) return false;
       keyHeld = false;
-      const waiting = registration.waitingByKey.get(key);
-      const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
-      const next = waiting?.shift();
-      if (waiting?.length === 0) registration.waitingByKey.delete(key);
-      if (next) this.startJob(next, registration, key);
-      else {
-        const left = (registration.runningByKey.get(key) ?? 1) - 1;
-        if (left > 0) registration.runningByKey.set(key, left);
-        else registration.runningByKey.delete(key);
-      }
-      return heldBefore === registration.perKey;
+      return this.passKeyPlace(registration, key);
     };
     const run = this.runJob(row, registration, () => {
       if (releaseKey()) this.wake([row.type], true);
@@ -339,9 +423,10 @@ export class DbJobQueue implements JobQueue {
     // this, a wake-up timer that fires a millisecond early (Node's timers start from the
     // loop's cached time) found nothing to claim, and the loop slept until that old time.
     this.nextDue.markStale(row.type);
-    // Only this job's type can have become due: wake for it alone, not for every type.
+    // Only this job's type can have become due: wake for it alone, not for every type. It
+    // waits in the database, so it goes before jobs handed over after it is due.
     const delay = runAt - this.options.clock.now();
-    if (this.running && delay < this.pollMs) setTimeout(() => this.wake([row.type], true), Math.max(0, delay)).unref();
+    if (this.running && delay < this.pollMs) setTimeout(() => this.jobsAdded({ types: [row.type], dueNow: true }), Math.max(0, delay)).unref();
   }
 
   /** Extends the leases of jobs still running here, so long handlers are not taken over. */

@@ -7,10 +7,11 @@ import { combined } from "../store/deferred-writes.js";
 import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";
 import type { Database, JobsTable } from "../store/schema.js";
-import { afterCommit, notifyBeforeCommit, writeBeforeCommit } from "../store/transaction-scope.js";
+import { afterCommit, notifyBeforeCommit, onOutcome, scopeOf, writeBeforeCommit } from "../store/transaction-scope.js";
 import type { NewJob } from "./job-queue.js";
 import { JOBS_CHANNEL } from "./queue-dialect.js";
-import { encodeWakeSignal, signalJobsAdded, THIS_PROCESS, wakeSignalFor } from "./wake.js";
+import { offerToLocalWorker } from "./local-handoff.js";
+import { encodeWakeSignal, signalJobsAdded, THIS_PROCESS, wakeSignalFor, type WakeSignal } from "./wake.js";
 
 /** Rows per INSERT, well under both databases' parameter limits. */
 const CHUNK = 500;
@@ -44,7 +45,32 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     last_error: null,
     created_at: now,
   }));
-  const signal = wakeSignalFor(rows, now);
+  // Handed to this process's worker only where the transaction's outcome can be told (none,
+  // or one with a scope): a job taken in a transaction that then rolled back would hold its
+  // worker's place until its lease ran out.
+  const handOff = db.isTransaction && !scopeOf(db) ? undefined : offerToLocalWorker(db, rows, now);
+  const taken = new Set(handOff?.taken);
+  const free = handOff ? rows.filter((row) => !taken.has(row)) : rows;
+  try {
+    await insertJobRows(db, rows, free.length > 0 ? wakeSignalFor(free, now) : undefined);
+  } catch (error) {
+    if (handOff) handOff.worker.release(handOff.taken);
+    throw error;
+  }
+  if (!handOff) return;
+  const start = () => handOff.worker.start(handOff.taken);
+  if (!db.isTransaction) start();
+  else onOutcome(db, start, () => handOff.worker.release(handOff.taken));
+}
+
+/** Inserts the rows; `signal` (jobs left for any worker to claim) wakes workers once they can see them. */
+async function insertJobRows(db: Kysely<Database>, rows: JobsTable[], signal: WakeSignal | undefined): Promise<void> {
+  if (!signal) {
+    // Every job is leased already: nobody needs waking; on PostgreSQL in a scope the rows
+    // go with the transaction's other deferred writes.
+    for (let i = 0; i < rows.length; i += CHUNK) await writeBeforeCommit(db, insertJobs.compile(db, rows.slice(i, i + CHUNK)));
+    return;
+  }
   // PostgreSQL: NOTIFY reaches every worker when the transaction commits; an in-process
   // wake-up before then would only claim before the rows are visible. In a grouped
   // transaction the rows and the NOTIFY wait for the statement that carries the transaction's

@@ -19,6 +19,10 @@ export interface ConfigurableProp {
   customResponse?: boolean;
   /** For app props: the app's name (`app` field). */
   app?: string;
+  /** For `$.interface.apphook`: the app prop whose connected account's events run the source. */
+  appProp?: string;
+  /** For `$.interface.apphook`: the event names when the code gives them as an array (not a function). */
+  eventNames?: string[];
   /** For `dir` props: "read", "write" or "read-write", and whether files sync (kept as given). */
   accessMode?: string;
   sync?: boolean;
@@ -39,20 +43,42 @@ export interface ComponentMetadata {
   hooks: Array<"deploy" | "activate" | "deactivate">;
 }
 
+/**
+ * A component loaded from an installed npm package (registry packages): the file at `path`
+ * inside `name@version`, whose relative imports and npm dependencies resolve there.
+ */
+export interface PackageEntry {
+  name: string;
+  /** An exact version: every host installs this one. */
+  version: string;
+  /** The component's file, relative to the package's folder (e.g. "sources/new-item/new-item.mjs"). */
+  path: string;
+}
+
+/** Where a component's code is loaded from besides its text: its URL, its files or its package. */
+export interface CodeOrigin {
+  /** The URL relative imports resolve against. */
+  codeUrl?: string;
+  /** For relative imports of code deployed from local files: their code by relative path. */
+  files?: Record<string, string>;
+  /** For a component of a registry package: loaded from the installed package instead of `code`. */
+  package?: PackageEntry;
+}
+
 export interface EmitRecord {
   event: unknown;
   meta: { id?: string | number; name?: string; summary?: string; ts?: number };
 }
 
-export interface ExecuteRequest {
+export interface ExecuteRequest extends CodeOrigin {
   userId: string;
-  /** The component's code and, for relative imports, the URL it came from. */
+  /** The component's code (see CodeOrigin for where its imports come from). */
   code: string;
-  codeUrl?: string;
-  /** For relative imports of code deployed from local files: their code by relative path. */
-  files?: Record<string, string>;
-  /** `run` or a lifecycle hook. */
-  entry: "run" | "deploy" | "activate" | "deactivate";
+  /**
+   * `run`, a lifecycle hook, or `eventNames`: the event names each `$.interface.apphook` prop
+   * chooses (its `eventNames`, an array or a function called with the component's `this`).
+   */
+  entry: "run" | "deploy" | "activate" | "deactivate" | "eventNames";
   /** The event passed to run(event). */
   event?: unknown;
   /** Configured values of the component's plain props (strings, numbers, ...), by name. */
@@ -75,6 +101,8 @@ export interface ExecuteResult {
   response?: HttpResponseRecord;
   /** What the code wrote to and deleted from a `dir` prop's files, if anything. */
   dir?: DirChanges;
+  /** For the `eventNames` entry: each apphook prop's event names by prop name ([] for all events). */
+  eventNames?: Record<string, string[]>;
   error?: ExecutionFailure;
   durationMs: number;
 }
@@ -94,7 +122,7 @@ export interface RunLimits {
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
-  inspectComponent(input: { userId: string; code: string; codeUrl?: string; files?: Record<string, string> }): Promise<ComponentMetadata>;
+  inspectComponent(input: { userId: string; code: string } & CodeOrigin): Promise<ComponentMetadata>;
   /**
    * Runs one entry point. Resolves (never rejects) for failures of user code, which come back
    * in `error`. `onResponse` fires as soon as the code calls this.http.respond, before the

@@ -11,7 +11,7 @@ import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
-import { createNpmCache } from "./modules/npm-cache.js";
+import { createNpmCache, type NpmCache } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
@@ -33,6 +33,8 @@ export function runnerCodePaths(): string[] {
 
 export interface ComponentRunner extends CodeRunner {
   modules: ModuleStore;
+  /** The npm packages installed on this host (component code's imports, registry packages). */
+  npm: NpmCache;
   pool: ProcessPool;
   /** How runners are isolated in this process. */
   sandbox: SandboxMode;
@@ -52,6 +54,8 @@ export interface RunnerSettings {
   runTimeoutSeconds: number;
   runMemoryMb: number;
   allowPrivateEgress: boolean;
+  /** The npm registry packages are installed from (SLUICE_NPM_REGISTRY); npm's own setting when unset. */
+  npmRegistry?: string;
   extraCaCertsFile?: string;
   limits: RunLimits;
   /** Threads and processes, open files of one runner. */
@@ -75,6 +79,7 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     runTimeoutSeconds: config.runTimeoutSeconds,
     runMemoryMb: config.runMemoryMb,
     allowPrivateEgress: config.allowPrivateEgress,
+    npmRegistry: config.npmRegistry,
     extraCaCertsFile: config.extraCaCertsFile,
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
     maxThreads: config.runMaxThreads,
@@ -89,7 +94,7 @@ const TMP_BYTES = 64 * 1024 * 1024;
 
 export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
   const runtimeData = join(settings.dataDir, "runtime");
-  const npm = createNpmCache(join(runtimeData, "packages"));
+  const npm = createNpmCache(join(runtimeData, "packages"), { registry: settings.npmRegistry });
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
   mkdirSync(npm.dir, { recursive: true });
   const ca = settings.extraCaCertsFile;
@@ -160,6 +165,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
 
   return {
     modules,
+    npm,
     pool,
     sandbox: settings.sandbox.mode,
     isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
@@ -167,8 +173,9 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     egressProxyPath,
     ready,
 
-    async inspectComponent({ userId, code, codeUrl, files }): Promise<ComponentMetadata> {
-      const entryPath = await modules.prepare({ userId, code, codeUrl, files });
+    async inspectComponent(input): Promise<ComponentMetadata> {
+      const { userId } = input;
+      const entryPath = await modules.prepare(input);
       const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
       if (outcome.ok) return outcome.result as ComponentMetadata;
       const { failure } = outcome;
@@ -181,7 +188,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const base = { emits: [], logs: [], state: request.state };
       let entryPath: string;
       try {
-        entryPath = await modules.prepare({ userId: request.userId, code: request.code, codeUrl: request.codeUrl, files: request.files });
+        entryPath = await modules.prepare(request);
       } catch (error) {
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
         return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };

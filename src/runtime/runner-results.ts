@@ -2,6 +2,7 @@
 // hostile: see runner-messages.ts). One check per request type of the child's handler table.
 import { Type } from "@sinclair/typebox";
 import { compileCheck, ErrorData, type ValueCheck } from "./runner-messages.js";
+import { MAX_EVENT_NAME_LENGTH, MAX_EVENT_NAMES } from "./child/apphook-event-names.js";
 
 const Log = Type.Object({ level: Type.Union([Type.Literal("log"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]), message: Type.String(), ts: Type.Number() });
 
@@ -33,6 +34,7 @@ const ExecuteResult = Type.Object({
   state: Type.Record(Type.String(), Type.Unknown()),
   response: Type.Optional(ResponseRecord),
   dir: Type.Optional(Type.Object({ written: Type.Record(Type.String(), Type.String()), deleted: Type.Array(Type.String()) })),
+  eventNames: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ maxLength: MAX_EVENT_NAME_LENGTH }), { maxItems: MAX_EVENT_NAMES }))),
   error: Type.Optional(ErrorData),
 });
 

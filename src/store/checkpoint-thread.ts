@@ -1,17 +1,26 @@
 // The thread that checkpoints SQLite's write-ahead log for the service's connection
 // (sqlite-checkpoints.ts, ADR 0017). It holds no transaction between checkpoints, so the
 // log can start over from its beginning once everything in it was copied.
-import { workerData } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import SQLite from "better-sqlite3";
-import type { CheckpointThreadData } from "./sqlite-checkpoints.js";
+import type { CheckpointThreadData, CheckpointThreadMessage } from "./sqlite-checkpoints.js";
 
 const { file, intervalMs } = workerData as CheckpointThreadData;
 const db = new SQLite(file);
 // Changes whenever another connection commits: an idle database costs no checkpoint.
 const dataVersion = db.prepare("pragma data_version").pluck();
 let checkpointedAt: unknown;
+// While held, the service's connection finishes a checkpoint itself; messages arrive only
+// between two of ours, so none is half done when "held" is answered.
+let held = false;
+
+parentPort!.on("message", (message: CheckpointThreadMessage) => {
+  held = message === "hold";
+  if (held) parentPort!.postMessage("held" satisfies CheckpointThreadMessage);
+});
 
 setInterval(() => {
+  if (held) return;
   try {
     const version = dataVersion.get();
     if (version === checkpointedAt) return;

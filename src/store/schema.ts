@@ -84,8 +84,24 @@ export interface ConnectedAccountsTable {
   /** The source and app prop whose inline `$auth` made this account, if one did. */
   source_id: string | null;
   prop_name: string | null;
+  /** The path segment of the account's inbound URL, /a/<key> (migration 012). */
+  inbound_key: string;
   created_at: number;
   updated_at: number;
+  /** The OAuth refresh lease (migration 013): until when, and who holds it. */
+  refresh_lease_until?: number | null;
+  refresh_lease_owner?: string | null;
+  /** Why the last OAuth refresh failed (no secrets in it); null once one succeeds. */
+  refresh_failure?: string | null;
+}
+
+/** A source's `$.interface.apphook` prop bound to the connected account its app prop names. */
+export interface ApphookBindingsTable {
+  source_id: string;
+  prop_name: string;
+  account_id: string;
+  /** JSON array of the event names the source takes ([] for all); NULL until eventNames() was evaluated. */
+  event_names: string | null;
 }
 
 export interface SecretChecksTable {
@@ -102,6 +118,8 @@ export interface SourcesTable {
   configured_props: string; // JSON
   active: number;
   endpoint_key: string | null;
+  /** The key of the source's inbound e-mail address, when its component has an e-mail prop. */
+  email_key: string | null;
   custom_response: number;
   timer_interval_seconds: number | null;
   timer_cron: string | null;
@@ -136,8 +154,29 @@ export interface ComponentsTable {
   /** JSON {relative path: code} for the relative imports of code deployed from local files. */
   files: string | null;
   metadata: string; // JSON ComponentMetadata
+  /** For a component of a registry package: the package, its exact version and the file's path in it. */
+  package_name: string | null;
+  package_version: string | null;
+  package_path: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** An npm package whose sources are published, at the version every host installs. */
+export interface RegistryPackagesTable {
+  name: string;
+  version: string;
+  added_at: number;
+  updated_at: number;
+}
+
+/** The component a published key stands for now. */
+export interface RegistryComponentsTable {
+  key: string;
+  component_id: string;
+  /** The registry package it came from; NULL for the registry/ files. */
+  package_name: string | null;
+  published_at: number;
 }
 
 export interface JobsTable {
@@ -190,6 +229,8 @@ export interface EmitterStorageTable {
 
 export interface Database {
   components: ComponentsTable;
+  registry_packages: RegistryPackagesTable;
+  registry_components: RegistryComponentsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   webhooks: WebhooksTable;
@@ -205,6 +246,7 @@ export interface Database {
   emitter_storage: EmitterStorageTable;
   connected_accounts: ConnectedAccountsTable;
   secret_checks: SecretChecksTable;
+  apphook_bindings: ApphookBindingsTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

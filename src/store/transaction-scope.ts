@@ -19,6 +19,8 @@ export interface TransactionScope {
   deferred: DeferredWrites;
   /** Told once the transaction committed (never when it rolled back). */
   afterCommit: Array<() => void>;
+  /** Told once the transaction rolled back (never when it committed). */
+  afterRollback: Array<() => void>;
 }
 
 const scopes = new WeakMap<Kysely<Database>, TransactionScope>();
@@ -28,18 +30,24 @@ const scopes = new WeakMap<Kysely<Database>, TransactionScope>();
  * both inside the transaction; after the commit, its after-commit callbacks.
  */
 export async function inScopedTransaction<T>(db: Kysely<Database>, work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites(), afterCommit: [] };
-  const result = await db.transaction().execute(async (tx) => {
-    scopes.set(tx, scope);
-    try {
-      const out = await work(tx);
-      for (const write of scope.beforeCommit.values()) await write();
-      await flushDeferredWrites(tx, scope.deferred);
-      return out;
-    } finally {
-      scopes.delete(tx);
-    }
-  });
+  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites(), afterCommit: [], afterRollback: [] };
+  let result: T;
+  try {
+    result = await db.transaction().execute(async (tx) => {
+      scopes.set(tx, scope);
+      try {
+        const out = await work(tx);
+        for (const write of scope.beforeCommit.values()) await write();
+        await flushDeferredWrites(tx, scope.deferred);
+        return out;
+      } finally {
+        scopes.delete(tx);
+      }
+    });
+  } catch (error) {
+    for (const callback of scope.afterRollback) callback();
+    throw error;
+  }
   for (const callback of scope.afterCommit) callback();
   return result;
 }
@@ -53,6 +61,20 @@ export function afterCommit(db: Kysely<Database>, callback: () => void): void {
   const scope = scopes.get(db);
   if (scope) scope.afterCommit.push(callback);
   else if (!db.isTransaction) callback();
+}
+
+/**
+ * Calls `commit` or `rollback` once the outcome of what `db` wrote is known, and returns
+ * true; false (calling neither) in a transaction without a scope, where nobody can tell.
+ */
+export function onOutcome(db: Kysely<Database>, commit: () => void, rollback: () => void): boolean {
+  const scope = scopes.get(db);
+  if (scope) {
+    scope.afterCommit.push(commit);
+    scope.afterRollback.push(rollback);
+    return true;
+  }
+  return false;
 }
 
 export function scopeOf(db: Kysely<Database>): TransactionScope | undefined {

@@ -22,7 +22,7 @@ const LAYERS: string[][] = [
   ["domain"],
   ["delivery-worker", "scheduler"],
   ["services.ts"],
-  ["http"],
+  ["http", "smtp-inbound"],
   ["main.ts"],
   ["cli"],
 ];

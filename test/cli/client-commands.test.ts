@@ -99,8 +99,8 @@ describe(`sluice client commands [${dialect}]`, () => {
     assert.equal(created.status, 200);
     const listed = await sluice("list", "accounts");
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^ID +APP +NAME +FIELDS$/m);
-    assert.match(listed.stdout, new RegExp(`^${created.body.data.id} +slack +team +oauth_access_token$`, "m"));
+    assert.match(listed.stdout, /^ID +APP +NAME +FIELDS +WEBHOOK URL$/m);
+    assert.match(listed.stdout, new RegExp(`^${created.body.data.id} +slack +team +oauth_access_token +${created.body.data.webhook_url}$`, "m"));
     assert.doesNotMatch(listed.stdout, /xoxb-secret/);
   });
 

@@ -1,5 +1,6 @@
 // Deliveries committed by fan-out are handed to the delivery worker with their webhook's
-// columns (committed-deliveries.ts), after the commit only, and never for a rollback.
+// columns (committed-deliveries.ts), after the commit only, and never for a rollback; a job
+// handed to this process's worker at the same commit uses them instead of reading its row.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LoadedDelivery } from "../../src/delivery-worker/delivery-loader.js";
@@ -9,6 +10,8 @@ import { newId } from "../../src/lib/ids.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { waitFor } from "../queue/wait-for.js";
+import { Receiver } from "./receiver.js";
 
 for (const dialect of DIALECTS) {
   describe(`deliveries handed over at commit [${dialect}]`, () => {
@@ -72,6 +75,37 @@ for (const dialect of DIALECTS) {
         /roll back/,
       );
       assert.equal(announced.length, 0);
+    });
+  });
+
+  describe(`a delivery handed to this process's worker uses the rows handed over [${dialect}]`, () => {
+    let app: TestApp;
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await new Receiver().start();
+      app = await startTestApp(dialect, { allowPrivateEgress: true });
+    });
+    after(async () => {
+      await app.close();
+      await receiver.close();
+    });
+
+    it("sends its first attempt from the rows fan-out wrote, without reading them back", async () => {
+      const account = await app.newAccount();
+      const hook = await account.api.post("/webhooks", undefined, { url: `${receiver.url}/as-handed-over` });
+      const emitter = newId("dc");
+      const db = app.sluice.services.ctx.db;
+      await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hook.body.data.id, event_name: "", created_at: Date.now() }).execute();
+      const now = Date.now();
+      const event: StoredEvent = { id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { n: 1 }, metadata: {}, indexedAtMs: now };
+      await inScopedTransaction(db, async (tx) => {
+        await fanOut(tx, [event], { announce: app.sluice.services.ctx.committedDeliveries });
+        // What a read after the commit would see: only the handed-over rows keep the first URL.
+        await tx.updateTable("webhooks").set({ url: `${receiver.url}/read-back` }).where("id", "=", hook.body.data.id).execute();
+      });
+      await waitFor(() => receiver.at("/as-handed-over").length + receiver.at("/read-back").length > 0, 10_000, 10);
+      assert.equal(receiver.at("/read-back").length, 0, "the delivery was read back from the database");
+      assert.equal(receiver.at("/as-handed-over").length, 1);
     });
   });
 }

@@ -22,7 +22,7 @@ export type Behaviour = (req: Received, countForPath: number) => Answer;
 export class Receiver {
   readonly received: Received[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
-  private readonly hanging = new Set<http.ServerResponse>();
+  private readonly hanging = new Map<http.ServerResponse, Received>();
   private server!: http.Server;
   url = "";
 
@@ -38,7 +38,9 @@ export class Receiver {
         const behaviour: Behaviour = this.behaviours.get(path) ?? (() => ({ status: 200, body: "ok" }));
         const answer = behaviour(record, count);
         if (answer.hang) {
-          this.hanging.add(res);
+          this.hanging.set(res, record);
+          // A sender that went away (closed or killed) can no longer be answered.
+          res.once("close", () => this.hanging.delete(res));
           return;
         }
         res.writeHead(answer.status, answer.headers ?? {});
@@ -59,8 +61,33 @@ export class Receiver {
     return this.received.filter((r) => r.path === path);
   }
 
+  /**
+   * A path that answers 200 and notes the key of each request it answered, until `hold()`:
+   * from then on it holds its requests unanswered (a crash test's deliveries in flight), and
+   * `release()` answers those whose sender is still connected and answers at once again.
+   */
+  holdable<K>(path: string, keyOf: (req: Received) => K): { url: string; answered: Set<K>; hold(): void; release(): void } {
+    const answered = new Set<K>();
+    let holding = false;
+    const url = this.on(path, (req) => {
+      if (holding) return { status: 200, hang: true };
+      answered.add(keyOf(req));
+      return { status: 200, body: "ok" };
+    });
+    const release = () => {
+      holding = false;
+      for (const [res, record] of this.hanging) {
+        if (record.path !== path) continue;
+        this.hanging.delete(res);
+        res.writeHead(200).end("ok");
+        answered.add(keyOf(record));
+      }
+    };
+    return { url, answered, hold: () => void (holding = true), release };
+  }
+
   async close(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
+    for (const res of this.hanging.keys()) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

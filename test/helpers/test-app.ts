@@ -36,7 +36,7 @@ let counter = 0;
 export async function startTestApp(
   dialect: DialectName,
   overrides: Partial<Config> = {},
-  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase } = {},
+  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"] } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const config: Config = {
@@ -55,7 +55,7 @@ export async function startTestApp(
   const sluice = await startSluice(config, {
     roles: options.roles,
     clock: options.clock,
-    logger: pino({ level: config.logLevel }),
+    logger: options.logger ?? pino({ level: config.logLevel }),
   });
   const origin = sluice.url ?? "";
   const baseUrl = `${origin}/v1`;

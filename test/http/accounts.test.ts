@@ -88,7 +88,6 @@ for (const dialect of DIALECTS) {
       const shapes: [unknown, RegExp][] = [
         ["a string", /configured_props\.demo must be \{"authProvisionId"/],
         [{ token: SECRET }, /configured_props\.demo must be \{"authProvisionId"/],
-        [{ authProvisionId: "apn_nope" }, /names no connected account/],
         [{ authProvisionId: 5 }, /authProvisionId must be/],
         [{ $auth: "x" }, /configured_props\.demo\.\$auth must be a JSON object/],
       ];
@@ -105,8 +104,11 @@ for (const dialect of DIALECTS) {
       const stranger = await app.newAccount();
       const theirs = await stranger.api.post("/accounts", { app: "demo", credentials: { token: SECRET } });
       const foreign = await account.api.post("/sources", { component_code: code, configured_props: { demo: { authProvisionId: theirs.body.data.id } } });
-      assert.equal(foreign.status, 400);
+      assert.equal(foreign.status, 404);
       assert.match(foreign.body.error, /names no connected account/);
+      const unknownId = await account.api.post("/sources", { component_code: code, configured_props: { demo: { authProvisionId: "apn_nope" } } });
+      assert.equal(unknownId.status, 404);
+      assert.equal(unknownId.body.error, foreign.body.error, "another account's id is as unknown as a missing one");
     });
 
     it("gives the code this.<app>.$auth from the account an app prop names, and refuses to delete it while used", async () => {

@@ -34,6 +34,9 @@ function cases(hook: string): Case[] {
     { name: "active in the query is not a boolean", method: "PUT", path: `/webhooks/${hook}`, options: { query: { active: "maybe" } }, status: 400 },
     { name: "emitter_id is an object", method: "POST", path: "/subscriptions", options: { json: { emitter_id: { a: 1 }, listener_id: hook } }, status: 400 },
     { name: "admin: username is a number", method: "POST", path: "/admin/users", options: { json: { username: 5, email: "a@b.c" } }, status: 400, admin: true },
+    { name: "admin: a registry package name is a number", method: "POST", path: "/admin/registry/packages", options: { json: { name: 5 } }, status: 400, admin: true },
+    { name: "admin: a registry package name is a URL", method: "POST", path: "/admin/registry/packages", options: { json: { name: "https://example.test/x.tgz" } }, status: 400, admin: true },
+    { name: "admin: a registry package with an unknown field", method: "POST", path: "/admin/registry/packages", options: { json: { name: "left-pad", registry: "https://example.test/" } }, status: 400, admin: true },
     { name: "admin: plan is unknown", method: "POST", path: "/admin/users", options: { json: { username: "ok", email: "a@b.c", plan: "gold" } }, status: 400, admin: true },
     // huge or odd numbers
     { name: "limit=1e100", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "1e100" } }, status: 400 },
@@ -85,6 +88,7 @@ function cases(hook: string): Case[] {
     { name: "NUL in a subscription id", method: "DELETE", path: "/subscriptions", options: { query: { emitter_id: "dc_*", listener_id: "wh_\u0000", event_name: "" } }, status: 400 },
     { name: "NUL in a cursor", method: "GET", path: "/users/me/webhooks", options: { query: { after: Buffer.from('[1,"wh_\\u0000"]').toString("base64url") } }, status: 400 },
     { name: "NUL in the admin API", method: "POST", path: "/admin/users", options: { json: { username: "nul", email: "a\u0000@b.c" } }, status: 400, admin: true },
+    { name: "NUL in a registry package name", method: "POST", path: "/admin/registry/packages", options: { json: { name: "left\u0000pad" } }, status: 400, admin: true },
     { name: "NUL in a URL host", method: "POST", path: "/webhooks", options: { query: { url: "https://e\u0000.test/" } }, status: 400 },
     { name: "unicode id", method: "GET", path: `/webhooks/${encodeURIComponent("wh_ünïcødé🙂")}`, status: 404 },
     { name: "unicode listener", method: "POST", path: "/subscriptions", options: { query: { emitter_id: "dc_*", listener_id: "wh_🙂" } }, status: 404 },

@@ -133,7 +133,7 @@ for (const dialect of DIALECTS) {
       assert.equal(latest.body.data.version, "1.1.0");
     });
 
-    it("bad code is a 400 with the reason: no run(), a syntax error, nothing given", async () => {
+    it("bad code is a 400 with the reason: no run(), a syntax error, nothing given, a reserved key", async () => {
       const noRun = await account.api.post("/components", { component_code: "export default { key: 'x', name: 'x' }" });
       assert.equal(noRun.status, 400);
       assert.match(noRun.body.error, /run\(\)/);
@@ -143,6 +143,12 @@ for (const dialect of DIALECTS) {
       const nothing = await account.api.post("/components", {});
       assert.equal(nothing.status, 400);
       assert.match(nothing.body.error, /component_code or component_url/);
+      // GET /components/registry is the registry's list, so no component can be read by that key.
+      const reserved = await account.api.post("/components", { component_code: "export default { key: 'registry', run() {} }" });
+      assert.equal(reserved.status, 400);
+      assert.match(reserved.body.error, /"registry" is reserved/);
+      const asSource = await account.api.post("/sources", { component_code: "export default { key: 'registry', run() {} }" });
+      assert.equal(asSource.status, 400, asSource.text);
     });
 
     it("npm packages: pinned and unpinned, installed once and usable; a missing package is a 400 naming it", async () => {

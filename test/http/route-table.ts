@@ -88,6 +88,7 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },
+  { method: "GET", path: "/components/registry" },
   { method: "GET", path: "/components/registry/{key}", makeForeignResource: makeComponentKey },
   { method: "POST", path: "/accounts", json: () => ({ app: "demo", credentials: { api_key: "k" } }) },
   { method: "GET", path: "/users/me/accounts" },

@@ -3,15 +3,26 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
-import { loadConfig } from "../../src/config.js";
+import { ConfigError, loadConfig } from "../../src/config.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
-import { DAY_MS } from "../../src/domain/retention/prune-expired.js";
-import { startRetentionLoop } from "../../src/domain/retention/retention-loop.js";
+import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
+import { passIntervalMs, startRetentionLoop } from "../../src/domain/retention/retention-loop.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { newTimeOrderedId } from "../../src/lib/ids.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
 import { waitFor } from "../queue/wait-for.js";
+
+describe("retention period", () => {
+  it("takes fractions of a day down to a minute, and passes run ten times per period when it is under ten hours", () => {
+    assert.equal(loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "0.25" }).deliveryRetentionDays, 0.25);
+    assert.throws(() => loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "0.0001" }), (error: Error) => error instanceof ConfigError && /SLUICE_DELIVERY_RETENTION_DAYS must be a number >= 0.000694/.test(error.message));
+    assert.throws(() => loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "soon" }), ConfigError);
+    assert.equal(passIntervalMs(30), 60 * 60_000);
+    assert.equal(passIntervalMs(0.25), 36 * 60_000);
+    assert.equal(passIntervalMs(5 / (24 * 60)), 30_000);
+  });
+});
 
 for (const dialect of DIALECTS) {
   describe(`retention loop [${dialect}]`, () => {
@@ -53,6 +64,22 @@ for (const dialect of DIALECTS) {
       assert.equal(passes[1]!.deliveries, 0);
       const count = await store.db.selectFrom("deliveries").select("id").execute();
       assert.equal(count.length, 0);
+    });
+
+    it("prunes by the hour when the period is a fraction of a day", async () => {
+      const clock = new FakeClock(Date.UTC(2026, 5, 1));
+      const at = (hoursAgo: number) => clock.now() - hoursAgo * 60 * 60_000;
+      for (const [id, created] of [["older", at(7)], ["newer", at(5)]] as const) {
+        await store.db
+          .insertInto("deliveries")
+          .values({ id: newTimeOrderedId("del", created), user_id: "u_x", listener_id: "wh_x", emitter_id: "dc_x", event_id: id, stream: "", event: "{}", hops: 0, status: "succeeded", attempts: 1, next_attempt_at: null, last_attempt_at: created, created_at: created, updated_at: created })
+          .execute();
+      }
+      const ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "0.25" }), ...newInProcessState() };
+      const counts = await pruneExpired(ctx, { pauseMs: 0 });
+      assert.equal(counts.deliveries, 1);
+      const left = await store.db.selectFrom("deliveries").select("event_id").execute();
+      assert.deepEqual(left.map((row) => row.event_id), ["newer"]);
     });
   });
 }

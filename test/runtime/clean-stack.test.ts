@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { cleanStack } from "../../src/runtime/child/clean-stack.js";
 import { createComponentRunner } from "../../src/runtime/component-runner.js";
+import { packageRoot } from "../../src/runtime/package-root.js";
 import { testRunnerSettings } from "../helpers/runner-settings.js";
 
 describe("stack traces of user code show neither host paths nor Sluice's frames", () => {
@@ -43,5 +44,21 @@ describe("stack traces of user code show neither host paths nor Sluice's frames"
     assert.match(stack, /^Error: boom\n\s+at Object\.run \(component\.mjs:4:11\)/);
     assert.ok(!stack.includes(dataDir), stack);
     assert.ok(!/src\/runtime\//.test(stack), stack);
+  });
+
+  it("an egress refusal keeps the guard's frames (the service's code) out of the stack", async () => {
+    const result = await runner.execute({
+      userId: "u_stack",
+      code: "import http from 'node:http';\nexport default {\n  async run() {\n    await new Promise((ok, fail) => http.get('http://127.0.0.1:9/', ok).on('error', fail));\n  },\n};\n",
+      entry: "run",
+      props: {},
+      state: {},
+      context: { sourceId: "dc_stack" },
+    });
+    assert.equal(result.error?.name, "EgressRefusedError");
+    const stack = result.error?.stack ?? "";
+    assert.match(stack, /^EgressRefusedError: egress to a private or loopback address is refused\n/);
+    assert.ok(!stack.includes(packageRoot()), stack);
+    assert.ok(!stack.includes("egress-guard"), stack);
   });
 });

@@ -64,6 +64,36 @@ describe("SQLite checkpoints in a thread", () => {
     assert.equal(existsSync(`${file}-wal`), false, "closing leaves no log behind: the thread's connection closed first");
   });
 
+  it("a log past its limit starts over, however far behind the thread's checkpoints are", async (t) => {
+    // The worst case of a thread that lags a writer that never pauses (a 20-minute soak grew
+    // the log to 870 MB): a thread that never gets to checkpoint at all.
+    const MB = 1024 * 1024;
+    const steadyWrites = async (restartAtWalBytes: number) => {
+      const { store, file } = await open({ startAtWalBytes: 64 * 1024, intervalMs: 3_600_000, restartAtWalBytes });
+      let largest = 0;
+      let size = 0;
+      try {
+        // About 1,000 commits a second: some 6 MB of log a second, 1.5 MB between two looks.
+        const until = Date.now() + 3_000;
+        while (Date.now() < until) {
+          await write(store, 1);
+          size = statSync(`${file}-wal`).size;
+          largest = Math.max(largest, size);
+          await new Promise((resolve) => setTimeout(resolve, 1)); // a paced writer; the looks run
+        }
+        assert.ok(store.checkpoints!.threadRunning, "the thread started");
+      } finally {
+        await store.close();
+      }
+      return { largest, size };
+    };
+    const unbounded = await steadyWrites(Number.POSITIVE_INFINITY);
+    const bounded = await steadyWrites(MB);
+    t.diagnostic(`log without a limit: ${unbounded.size} bytes at the end; with 1 MiB: at most ${bounded.largest}`);
+    assert.ok(unbounded.size > 8 * MB, `without a limit the log only grew (${unbounded.size} bytes)`);
+    assert.ok(bounded.largest < 5 * MB, `with a 1 MiB limit the log stayed under 5 MiB (largest ${bounded.largest} bytes)`);
+  });
+
   it("checkpoints on the service's connection again when the thread exits", async () => {
     const { store } = await open({ startAtWalBytes: 64 * 1024, threadModule: new URL("./fixtures/exiting-checkpoint-thread.js", import.meta.url) });
     try {

@@ -24,8 +24,12 @@ export interface JsonOption {
   json?: boolean;
 }
 
-/** Source fields shown after deploy and update. */
+/** Source fields shown after deploy and update: where it takes HTTP requests and e-mail. */
 export function sourceLines(source: { id: string; name: string; configured_props?: Record<string, any>; active?: boolean }): string {
-  const endpoint = Object.values(source.configured_props ?? {}).find((value) => value && typeof value === "object" && typeof value.endpoint_url === "string")?.endpoint_url;
-  return [`id:       ${source.id}`, `name:     ${source.name}`, ...(endpoint ? [`endpoint: ${endpoint}`] : []), ...(source.active === false ? ["active:   false"] : [])].join("\n") + "\n";
+  const shown = (field: string): string | undefined => Object.values(source.configured_props ?? {}).find((value) => value && typeof value === "object" && typeof value[field] === "string")?.[field];
+  const endpoint = shown("endpoint_url");
+  const email = shown("email_address");
+  return (
+    [`id:       ${source.id}`, `name:     ${source.name}`, ...(endpoint ? [`endpoint: ${endpoint}`] : []), ...(email ? [`email:    ${email}`] : []), ...(source.active === false ? ["active:   false"] : [])].join("\n") + "\n"
+  );
 }

@@ -20,7 +20,7 @@ export function listCommand(program: Command): void {
       if (what === "sources") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((s) => [s.id, s.name, String(s.active), time(s.updated_at)]));
       else if (what === "workflows") printTable(["ID", "NAME", "ACTIVE", "UPDATED"], items.map((w) => [w.id, w.name ?? "", String(w.active), time(w.updated_at)]));
       else if (what === "webhooks") printTable(["ID", "NAME", "ACTIVE", "URL"], items.map((w) => [w.id, w.name ?? "", String(w.active), w.url]));
-      else if (what === "accounts") printTable(["ID", "APP", "NAME", "FIELDS"], items.map((a) => [a.id, a.app, a.name ?? "", (a.fields ?? []).join(",")]));
+      else if (what === "accounts") printTable(["ID", "APP", "NAME", "FIELDS", "WEBHOOK URL"], items.map((a) => [a.id, a.app, a.name ?? "", (a.fields ?? []).join(","), a.webhook_url ?? ""]));
       else printTable(["ID", "EMITTER", "STREAM", "LISTENER"], items.map((s) => [s.id, s.emitter_id, s.event_name ?? "", s.listener_id]));
     });
 }

@@ -31,7 +31,7 @@ export function updateCommand(program: Command): void {
     });
 }
 
-/** The props as configured, from the source's view: an HTTP interface shows its endpoint, which is not configured. */
+/** The props as configured, from the source's view: an HTTP interface shows its endpoint and an e-mail prop its address, neither configured. */
 function configuredProps(shown: Record<string, unknown> = {}): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(shown).filter(([, value]) => !(value && typeof value === "object" && "endpoint_url" in value)));
+  return Object.fromEntries(Object.entries(shown).filter(([, value]) => !(value && typeof value === "object" && ("endpoint_url" in value || "email_address" in value))));
 }

@@ -1,6 +1,7 @@
-// A new connected account's row, its credentials sealed with the row's id.
+// A new connected account's row, its credentials sealed with the row's id, with the inbound
+// key of its apphook URL (/a/<key>).
 import type { Ctx } from "../context.js";
-import { newId } from "../../lib/ids.js";
+import { newId, newUrlKey } from "../../lib/ids.js";
 import type { ConnectedAccountsTable } from "../../store/schema.js";
 import { sealCredentials } from "./credentials.js";
 
@@ -18,6 +19,7 @@ export function newAccountRow(
     ...sealCredentials(ctx, id, input.credentials),
     source_id: input.origin?.sourceId ?? null,
     prop_name: input.origin?.prop ?? null,
+    inbound_key: newUrlKey(), // whoever knows it can make the account's apphook sources run
     created_at: now,
     updated_at: now,
   };

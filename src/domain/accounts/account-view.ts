@@ -1,4 +1,5 @@
-// The API view of a connected account: never the credentials, only their field names.
+// The API view of a connected account: never the credentials, only their field names, and the
+// inbound URL where the app's provider posts the events its apphook sources receive.
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { ConnectedAccountsTable } from "../../store/schema.js";
 
@@ -7,16 +8,21 @@ export interface AccountView {
   app: string;
   name: string | null;
   fields: string[];
+  webhook_url: string;
   created_at: number;
   updated_at: number;
 }
 
-export function accountView(row: ConnectedAccountsTable): AccountView {
+/** The account's inbound URL: SLUICE_PUBLIC_URL/a/<key>. */
+const inboundUrl = (publicUrl: string, inboundKey: string): string => `${publicUrl}/a/${inboundKey}`;
+
+export function accountView(publicUrl: string, row: ConnectedAccountsTable): AccountView {
   return {
     id: row.id,
     app: row.app,
     name: row.name,
     fields: JSON.parse(row.fields) as string[],
+    webhook_url: inboundUrl(publicUrl, row.inbound_key),
     created_at: toUnixSeconds(Number(row.created_at)),
     updated_at: toUnixSeconds(Number(row.updated_at)),
   };

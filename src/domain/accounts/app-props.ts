@@ -1,18 +1,26 @@
 // App props (`type: "app"`) of sources. A source stores {"authProvisionId": "apn_…"}; the older
 // inline {"$auth": {…}} becomes a connected account of the source's owner, remembered by source
 // and prop, so a later inline `$auth` for the prop replaces that account's credentials. At run
-// time the runner gets {"$auth": credentials}, which never reach the source's row.
+// time the runner gets {"$auth": credentials}, which never reach the source's row; OAuth tokens
+// that are due are refreshed first (oauth-refresh.ts).
 import type { Ctx } from "../context.js";
-import { invalid } from "../../lib/errors.js";
+import { invalid, ServiceError } from "../../lib/errors.js";
 import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import { newAccountRow } from "./account-row.js";
+import type { OAuthAppProp } from "./oauth-app-prop.js";
 import { checkCredentials, openCredentials, sealCredentials } from "./credentials.js";
+import { freshCredentials, isDueForRefresh, OAuthRefreshError, refreshRequestOf } from "./oauth-refresh.js";
+import { isEmailProp } from "../inbound-email/email-address.js";
 
-const appPropsOf = (metadata: ComponentMetadata) => metadata.configurable_props.filter((prop) => prop.type === "app");
+/** App props that name a connected account: not an e-mail prop, whose address the service gives. */
+const appPropsOf = (metadata: ComponentMetadata) => metadata.configurable_props.filter((prop) => prop.type === "app" && !isEmailProp(prop));
 
 /** configured_props with every app prop as {authProvisionId}; run in the transaction that saves the source. */
 export async function storeAppProps(ctx: Ctx, input: { userId: string; sourceId: string; metadata: ComponentMetadata; configured: Record<string, unknown> }): Promise<Record<string, unknown>> {
   const stored = { ...input.configured };
+  // An e-mail prop's value is derived (its address); whatever was sent for it (e.g. the
+  // {"email_address": …} a GET showed) is not kept.
+  for (const prop of input.metadata.configurable_props) if (isEmailProp(prop)) delete stored[prop.name];
   for (const prop of appPropsOf(input.metadata)) {
     const value = stored[prop.name];
     if (value === undefined || value === null) {
@@ -24,7 +32,8 @@ export async function storeAppProps(ctx: Ctx, input: { userId: string; sourceId:
     const shape = appPropShape(value, where);
     if ("authProvisionId" in shape) {
       const account = await ctx.db.selectFrom("connected_accounts").select(["id", "app"]).where("id", "=", shape.authProvisionId).where("user_id", "=", input.userId).executeTakeFirst();
-      if (!account) throw invalid(`${where}.authProvisionId names no connected account of this account`);
+      // Another account's id is as unknown as a missing one: a 404 like every other id.
+      if (!account) throw new ServiceError("NOT_FOUND", `${where}.authProvisionId names no connected account of this account`);
       if (account.app !== app) throw invalid(`${where} is an app prop of "${app}", but connected account ${account.id} is for "${account.app}"`);
       stored[prop.name] = { authProvisionId: account.id };
     } else {
@@ -68,16 +77,41 @@ async function storeInlineAuth(ctx: Ctx, input: { userId: string; sourceId: stri
   return row.id;
 }
 
-/** Prop values for the runner: each app prop's {authProvisionId} replaced by {$auth: credentials}. */
-export async function withAppAuth(ctx: Ctx, userId: string, metadata: ComponentMetadata, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+/**
+ * Prop values for the runner: each app prop's {authProvisionId} replaced by {$auth: credentials};
+ * and the app props whose tokens may need refreshing before a run.
+ */
+export async function withAppAuth(ctx: Ctx, userId: string, metadata: ComponentMetadata, values: Record<string, unknown>): Promise<{ props: Record<string, unknown>; oauthProps: OAuthAppProp[] }> {
   const props = appPropsOf(metadata);
-  if (props.length === 0) return values;
+  const oauthProps: OAuthAppProp[] = [];
+  if (props.length === 0) return { props: values, oauthProps };
   const out = { ...values };
   for (const prop of props) {
     const id = (values[prop.name] as { authProvisionId?: unknown } | undefined)?.authProvisionId;
     if (typeof id !== "string") continue;
     const row = await ctx.db.selectFrom("connected_accounts").select(["id", "credentials"]).where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
-    out[prop.name] = { $auth: row ? openCredentials(ctx, row.id, row.credentials) : {} };
+    const credentials = row ? openCredentials(ctx, row.id, row.credentials) : {};
+    out[prop.name] = { $auth: credentials };
+    if (row && refreshRequestOf(credentials)) oauthProps.push({ prop: prop.name, accountId: row.id });
+  }
+  return { props: out, oauthProps };
+}
+
+/**
+ * The props a run gets: those of app props whose access token is due swapped for refreshed
+ * credentials (the same object when none is due). An OAuthRefreshError when a refresh failed.
+ */
+export async function withFreshTokens(ctx: Ctx, props: Record<string, unknown>, oauthProps: readonly OAuthAppProp[]): Promise<Record<string, unknown>> {
+  let out = props;
+  for (const { prop, accountId } of oauthProps) {
+    const auth = (props[prop] as { $auth?: Record<string, unknown> } | undefined)?.$auth;
+    if (!auth || !isDueForRefresh(auth, ctx.clock.now())) continue;
+    const fresh = await freshCredentials(ctx, accountId).catch((error: unknown) => {
+      if (!(error instanceof OAuthRefreshError)) throw error;
+      throw new OAuthRefreshError(`the OAuth token of connected account ${accountId} (prop ${prop}) could not be refreshed: ${error.message}`);
+    });
+    if (out === props) out = { ...props };
+    out[prop] = { $auth: fresh };
   }
   return out;
 }

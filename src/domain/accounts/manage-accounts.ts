@@ -27,7 +27,7 @@ export async function createAccount({ ctx, actor, input }: { ctx: Ctx; actor: Ac
   const credentials = checkCredentials(input.credentials, "credentials");
   const row = newAccountRow(ctx, { userId: actor.userId, app, name: input.name ?? null, credentials, origin: null });
   await ctx.db.insertInto("connected_accounts").values(row).execute();
-  return accountView(row);
+  return accountView(ctx.config.publicUrl, row);
 }
 
 export async function findOwnedAccount(ctx: Pick<Ctx, "db">, actor: Actor, id: string): Promise<ConnectedAccountsTable> {
@@ -39,11 +39,11 @@ export async function findOwnedAccount(ctx: Pick<Ctx, "db">, actor: Actor, id: s
 export async function listAccounts({ ctx, actor, page }: { ctx: Ctx; actor: Actor; page: PageRequest }): Promise<Page<AccountView>> {
   const query = ctx.db.selectFrom("connected_accounts").selectAll().where("user_id", "=", actor.userId);
   const result = await paginateByCreation(query, "connected_accounts", page);
-  return { page_info: result.page_info, data: result.data.map(accountView) };
+  return { page_info: result.page_info, data: result.data.map((row) => accountView(ctx.config.publicUrl, row)) };
 }
 
 export async function getAccount({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<AccountView> {
-  return accountView(await findOwnedAccount(ctx, actor, id));
+  return accountView(ctx.config.publicUrl, await findOwnedAccount(ctx, actor, id));
 }
 
 export async function updateAccount({ ctx, actor, id, input }: { ctx: Ctx; actor: Actor; id: string; input: UpdateAccountInput }): Promise<AccountView> {
@@ -58,7 +58,7 @@ export async function updateAccount({ ctx, actor, id, input }: { ctx: Ctx; actor
     .execute();
   // Sources of this process run with the new credentials at once; other processes within seconds.
   for (const sourceId of await sourcesUsingAccount(ctx, actor.userId, id)) forgetSource(ctx, sourceId);
-  return accountView(next);
+  return accountView(ctx.config.publicUrl, next);
 }
 
 /** Refused (409) while a source's app prop names the account. */

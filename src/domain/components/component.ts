@@ -1,7 +1,7 @@
 // A saved component as the domain sees it, and its API view (spec: Component).
 import { createHash } from "node:crypto";
 import { toUnixSeconds } from "../../lib/clock.js";
-import type { ComponentMetadata } from "../../runtime/code-runner.js";
+import type { ComponentMetadata, PackageEntry } from "../../runtime/code-runner.js";
 import type { ComponentsTable } from "../../store/schema.js";
 
 export interface SavedComponent {
@@ -17,6 +17,8 @@ export interface SavedComponent {
   /** The files relative imports resolve to (component_files), by path relative to the code. */
   files: Record<string, string> | undefined;
   metadata: ComponentMetadata;
+  /** For a component of a registry package: loaded from that package, installed on demand. */
+  package: PackageEntry | undefined;
   createdAt: number; // ms
   updatedAt: number; // ms
 }
@@ -48,9 +50,14 @@ export function componentFromRow(row: ComponentsTable): SavedComponent {
     componentUrl: row.component_url,
     files: row.files ? (JSON.parse(row.files) as Record<string, string>) : undefined,
     metadata: JSON.parse(row.metadata) as ComponentMetadata,
+    package: packageOf(row),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
+}
+
+export function packageOf(row: Pick<ComponentsTable, "package_name" | "package_version" | "package_path">): PackageEntry | undefined {
+  return row.package_name && row.package_version && row.package_path ? { name: row.package_name, version: row.package_version, path: row.package_path } : undefined;
 }
 
 export function componentView(component: SavedComponent): ComponentView {

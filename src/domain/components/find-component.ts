@@ -35,16 +35,13 @@ async function ownOrPublished(ctx: Ctx, actor: Actor, idOrKey: string): Promise<
     .executeTakeFirst();
 }
 
-/** A published registry component by key (GET /components/registry/{key}). */
+/** The component a published key stands for now (GET /components/registry/{key}). */
 export async function findPublishedComponent({ ctx, key }: { ctx: Ctx; key: string }): Promise<SavedComponent> {
   const row = await ctx.db
-    .selectFrom("components")
-    .selectAll()
-    .where("user_id", "is", null)
-    .where("key", "=", key)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(1)
+    .selectFrom("registry_components")
+    .innerJoin("components", "components.id", "registry_components.component_id")
+    .selectAll("components")
+    .where("registry_components.key", "=", key)
     .executeTakeFirst();
   if (!row) throw notFound();
   return componentFromRow(row);

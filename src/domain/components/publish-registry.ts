@@ -1,7 +1,9 @@
 // The registry of published components: the component files shipped in registry/ (at the
 // package root) plus any in config.registryDir (SLUICE_REGISTRY_DIR), the way an operator
 // publishes more. Loaded at start: each file is inspected in a runner and saved as a published
-// component (user_id NULL) unless the same code is already published under that key.
+// component (user_id NULL) unless the same code is already published under that key; a new
+// file takes its key over, an unchanged one only takes a key nothing else stands for (a
+// registry package added since keeps a key it took over).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import type { Ctx } from "../context.js";
@@ -9,6 +11,7 @@ import { newId } from "../../lib/ids.js";
 import type { CodeRunner } from "../../runtime/code-runner.js";
 import { packageRoot } from "../../runtime/package-root.js";
 import { codeHash } from "./component.js";
+import { publishKey } from "./published-keys.js";
 
 /** The runner account used to inspect registry code (never a real account id). */
 export const REGISTRY_RUNNER_ID = "registry";
@@ -40,13 +43,25 @@ async function publishFile(ctx: Ctx, runner: CodeRunner, path: string): Promise<
   const hash = codeHash(code);
   const metadata = await runner.inspectComponent({ userId: REGISTRY_RUNNER_ID, code });
   const key = metadata.key ?? basename(path, extname(path));
-  const existing = await ctx.db.selectFrom("components").select("id").where("user_id", "is", null).where("key", "=", key).where("code_hash", "=", hash).executeTakeFirst();
-  if (existing) return key;
   const now = ctx.clock.now();
+  const existing = await ctx.db
+    .selectFrom("components")
+    .select("id")
+    .where("user_id", "is", null)
+    .where("key", "=", key)
+    .where("code_hash", "=", hash)
+    .where("package_name", "is", null)
+    .orderBy("created_at", "desc")
+    .executeTakeFirst();
+  if (existing) {
+    await publishKey(ctx.db, { key, componentId: existing.id, packageName: null, now }, { takeOver: false });
+    return key;
+  }
+  const id = newId("sc");
   await ctx.db
     .insertInto("components")
     .values({
-      id: newId("sc"),
+      id,
       user_id: null,
       key,
       name: metadata.name,
@@ -59,5 +74,6 @@ async function publishFile(ctx: Ctx, runner: CodeRunner, path: string): Promise<
       updated_at: now,
     })
     .execute();
+  await publishKey(ctx.db, { key, componentId: id, packageName: null, now });
   return key;
 }

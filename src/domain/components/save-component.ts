@@ -22,6 +22,9 @@ export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; r
   const code = await componentCode(ctx, input);
   const files = componentFiles(input.files);
   const metadata = await runner.inspectComponent({ userId: actor.userId, code, codeUrl: input.url, files });
+  // GET /components/registry lists the published registry: a component of that key could
+  // never be read back by it.
+  if (metadata.key === RESERVED_KEY) throw invalid(`the component key "${RESERVED_KEY}" is reserved (GET /components/${RESERVED_KEY} lists the published registry); give the component another key`);
   const now = ctx.clock.now();
   const row: ComponentsTable = {
     id: newId("sc"),
@@ -34,6 +37,9 @@ export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; r
     component_url: input.url ?? null,
     files: files ? JSON.stringify(files) : null,
     metadata: JSON.stringify(metadata),
+    package_name: null,
+    package_version: null,
+    package_path: null,
     created_at: now,
     updated_at: now,
   };
@@ -41,6 +47,7 @@ export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; r
   return componentFromRow(row);
 }
 
+const RESERVED_KEY = "registry";
 const MAX_FILES = 100;
 
 /** The files, or undefined when there are none; relative paths only. */

@@ -81,8 +81,11 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   // Nothing in the transaction reads them back: on PostgreSQL they go with its other deferred
   // writes, their jobs and its NOTIFY in one statement (store/deferred-writes.ts).
   for (let i = 0; i < deliveries.length; i += 200) await writeBeforeCommit(db, insertDeliveries.compile(db, deliveries.slice(i, i + 200)));
-  await enqueueJobs(db, deliveryJobs(deliveries, now), now);
+  // Announced before their jobs are enqueued: a job handed to this process's worker starts at
+  // the commit (queue/local-handoff.ts), and the after-commit callbacks run in the order they
+  // were registered, so the worker has the rows before it asks for them (else it reads them).
   options.announce?.announceOnCommit(db, deliveries);
+  await enqueueJobs(db, deliveryJobs(deliveries, now), now);
 }
 
 const insertDeliveries = rowInserter("deliveries", {

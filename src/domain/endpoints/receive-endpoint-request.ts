@@ -6,26 +6,17 @@
 // are stored. A run that fails before responding is an ExecutionFailedError (a 500 naming it).
 import { notFound } from "../../lib/errors.js";
 import type { HttpResponseRecord } from "../../runtime/code-runner.js";
-import { inGroupTransaction } from "../../store/group-commit.js";
-import { assertWithinQuota } from "../usage/quota.js";
-import { assertStorageAvailable } from "../usage/storage-quota.js";
-import { ACCEPTED_RESPONSE } from "./accepted-response.js";
+import { acceptForLater, assertAccountMayStore } from "./accept-for-later.js";
 import type { EndpointKind, EndpointRequest } from "./endpoint-kind.js";
 import { ExecutionFailedError } from "./execution-failed.js";
 
 export async function receiveEndpointRequest<Target>(kind: EndpointKind<Target>, request: EndpointRequest): Promise<HttpResponseRecord> {
-  const { ctx, queue } = kind.deps;
   const target = await kind.find(request.key);
   if (!target) throw notFound();
-  await assertWithinQuota(ctx, kind.ownerOf(target));
-  await assertStorageAvailable(ctx, kind.ownerOf(target));
+  await assertAccountMayStore(kind.deps.ctx, kind.ownerOf(target));
   const event = kind.eventOf(request);
-  if (!kind.respondsItself(target)) {
-    // Requests accepted close together share a commit (group commit); each is answered only
-    // once its own job is committed.
-    await inGroupTransaction(ctx.db, (tx) => queue.enqueue(tx, [kind.job(target, event)]));
-    return ACCEPTED_RESPONSE;
-  }
+  // Requests accepted close together share a commit; each is answered once its job is committed.
+  if (!kind.respondsItself(target)) return acceptForLater(kind.deps, [kind.job(target, event)]);
   // The response the code gave is sent once the run's events are stored: a 2xx means they
   // are accepted, so they must survive a crash right after it (docs/architecture.md,
   // "Delivery"). Code that responds and then fails still gets its response sent; its error

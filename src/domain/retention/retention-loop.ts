@@ -1,10 +1,15 @@
 // The worker role's background pruning: a retention pass soon after start, then one per
 // interval, each logged with what it removed. Several workers sharing a PostgreSQL database
 // each run it; their deletes of the same rows are harmless (a row is deleted once).
-import { pruneExpired, type PruneCtx, type PruneOptions } from "./prune-expired.js";
+import { DAY_MS, pruneExpired, type PruneCtx, type PruneOptions } from "./prune-expired.js";
 
-export const FIRST_PASS_DELAY_MS = 60_000;
-export const PASS_INTERVAL_MS = 60 * 60_000;
+const FIRST_PASS_DELAY_MS = 60_000;
+const MAX_PASS_INTERVAL_MS = 60 * 60_000;
+
+/** Hourly, or ten passes per retention period when that is shorter, so rows outlive it by a tenth at most. */
+export function passIntervalMs(retentionDays: number): number {
+  return Math.min(MAX_PASS_INTERVAL_MS, Math.max(1000, (retentionDays * DAY_MS) / 10));
+}
 
 export interface RetentionLoop {
   name: string;
@@ -16,6 +21,8 @@ export function startRetentionLoop(
   options: Omit<PruneOptions, "signal"> & { firstDelayMs?: number; intervalMs?: number } = {},
 ): RetentionLoop {
   const abort = new AbortController();
+  const periodMs = passIntervalMs(ctx.config.deliveryRetentionDays);
+  const intervalMs = options.intervalMs ?? periodMs;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const pass = async () => {
@@ -29,14 +36,14 @@ export function startRetentionLoop(
     } catch (error) {
       if (!abort.signal.aborted) ctx.logger.error({ err: error }, "retention pass failed; the next one tries again");
     }
-    schedule(options.intervalMs ?? PASS_INTERVAL_MS);
+    schedule(intervalMs);
   };
   const schedule = (ms: number) => {
     if (abort.signal.aborted) return;
     timer = setTimeout(() => (running = pass()), ms);
     timer.unref();
   };
-  schedule(options.firstDelayMs ?? FIRST_PASS_DELAY_MS);
+  schedule(options.firstDelayMs ?? Math.min(FIRST_PASS_DELAY_MS, periodMs));
   return {
     name: "retention",
     async stop() {

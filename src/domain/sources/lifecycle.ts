@@ -5,7 +5,7 @@ import type { ExecuteRequest } from "../../runtime/code-runner.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import type { RunnableSource } from "./runnable-source.js";
 
-type Hook = Exclude<ExecuteRequest["entry"], "run">;
+type Hook = Exclude<ExecuteRequest["entry"], "run" | "eventNames">;
 
 export async function runHooks(deps: SourceDeps, source: RunnableSource, hooks: Hook[]): Promise<void> {
   for (const hook of hooks) {

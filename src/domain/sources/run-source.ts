@@ -10,7 +10,9 @@ import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { applySourceFileChanges, readSourceFiles, removeSourceFiles } from "./source-files.js";
-import { endpointUrl, runnableSource, type RunnableSource } from "./runnable-source.js";
+import { endpointUrl, forgetSource, runnableSource, type RunnableSource } from "./runnable-source.js";
+import { withFreshTokens } from "../accounts/app-props.js";
+import { OAuthRefreshError } from "../accounts/oauth-refresh.js";
 import { withSourceLock, type LockedState } from "./source-lock.js";
 
 export interface SourceDeps {
@@ -33,6 +35,19 @@ export interface RunRequest {
 export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest): Promise<ExecuteResult | undefined> {
   const source = request.source ?? (await runnableSource(ctx, request.sourceId));
   if (!source) return undefined;
+  // User code never runs with an access token known to be expired: the run fails instead,
+  // saying why on $errors, as it would on Pipedream (docs/components.md, "OAuth tokens").
+  let props = source.props;
+  if (source.oauthProps.length > 0) {
+    try {
+      props = await withFreshTokens(ctx, source.props, source.oauthProps);
+    } catch (error) {
+      if (!(error instanceof OAuthRefreshError)) throw error;
+      return refusedForAuth(ctx, source, request, error);
+    }
+    // The cached entry holds the old tokens: the next run loads the stored new ones.
+    if (props !== source.props) forgetSource(ctx, source.id);
+  }
   const timeoutMs = ctx.config.runTimeoutSeconds * 1000;
   // Only state ($.service.db, dedupe) needs executions one at a time; a source without any
   // runs its executions side by side (the HTTP ingest path of most sources).
@@ -46,9 +61,10 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         code: source.code,
         codeUrl: source.codeUrl,
         files: source.files,
+        package: source.package,
         entry: request.entry,
         event: request.event,
-        props: source.props,
+        props,
         state: locked.state,
         ...(files ? { dir: files } : {}),
         context: { sourceId: source.id, endpointUrl: endpointUrl(ctx, source.endpointKey) ?? undefined },
@@ -88,6 +104,14 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
   });
 }
 
+/** A run that did not start because an OAuth refresh failed: recorded on $errors, as a failure. */
+async function refusedForAuth(ctx: Ctx, source: RunnableSource, request: RunRequest, error: OAuthRefreshError): Promise<ExecuteResult> {
+  const failure: ExecutionFailure = { kind: "error", name: error.name, message: `${error.message}; the source did not run`, stack: "" };
+  failure.stack = `${failure.name}: ${failure.message}`;
+  await recordSourceError(ctx, source, failure, request.event, request.inTransaction);
+  return { emits: [], logs: [], state: {}, error: failure, durationMs: 0 };
+}
+
 /** Emits of one execution in the order of their meta.ts; those without ts keep their place. */
 function orderByTs(emits: EmitRecord[]): EmitRecord[] {
   let carry = -Infinity;
@@ -104,10 +128,16 @@ export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | 
   return { stream: "$errors", event: { error: { name: failure.name, message: failure.message, stack: failure.stack }, original_event: originalEvent ?? null } };
 }
 
-/** Records an $errors event without running the source (e.g. a run skipped over quota). */
-export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): Promise<void> {
+/**
+ * Records an $errors event without running the source (e.g. a run skipped over quota), in a
+ * group transaction like a run's results; `inTransaction` completes with it (a job that caused it).
+ */
+export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown, inTransaction?: RunRequest["inTransaction"]): Promise<void> {
   const stored = await retryOnEventIdClash(() =>
-    ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)], limits: ctx.eventLimits })),
+    inGroupTransaction(ctx.db, async (tx) => {
+      await inTransaction?.(tx);
+      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)], limits: ctx.eventLimits });
+    }),
   );
   if (stored.length > 0) ctx.liveEvents.announce([source.id]);
   ctx.metrics.eventEmitted("source", "$errors");

@@ -1,7 +1,8 @@
 // The runnable sources a context remembers (runnable-source.ts reads and fills it): by id, by
 // endpoint key, and the saved components their code comes from.
-import type { ComponentMetadata } from "../../runtime/code-runner.js";
+import type { ComponentMetadata, PackageEntry } from "../../runtime/code-runner.js";
 import type { SavedComponent } from "../components/component.js";
+import type { OAuthAppProp } from "../accounts/oauth-app-prop.js";
 
 export interface RunnableSource {
   id: string;
@@ -13,8 +14,12 @@ export interface RunnableSource {
   codeUrl: string | undefined;
   /** Files the code's relative imports resolve to, when it came with them (component_files). */
   files: Record<string, string> | undefined;
+  /** The registry package the code is loaded from, when it came from one. */
+  package: PackageEntry | undefined;
   metadata: ComponentMetadata;
   props: Record<string, unknown>;
+  /** App props whose OAuth tokens are refreshed before a run when due (accounts/oauth-refresh.ts). */
+  oauthProps: OAuthAppProp[];
   /** Whether the component has a $.service.db prop (its executions then run one at a time). */
   usesDb: boolean;
   /** Whether the component has a `dir` prop (its files go with each execution; one at a time). */

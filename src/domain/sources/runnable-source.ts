@@ -54,7 +54,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
   } catch {
     // Checked when the source was saved; a component changed since runs with what resolves.
   }
-  props = await withAppAuth(ctx, row.user_id, component.metadata, props);
+  const withAuth = await withAppAuth(ctx, row.user_id, component.metadata, props);
   const entry: RunnableSource = {
     id: row.id,
     userId: row.user_id,
@@ -64,8 +64,10 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     code: component.code,
     codeUrl: component.componentUrl ?? undefined,
     files: component.files,
+    package: component.package,
     metadata: component.metadata,
-    props,
+    props: withAuth.props,
+    oauthProps: withAuth.oauthProps,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
     usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
     intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,

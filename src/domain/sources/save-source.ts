@@ -1,10 +1,11 @@
 // POST /sources/ and PUT /sources/{id}: create runs deploy then activate; update runs
-// deactivate with the old code, swaps code and props (same dc_ id), then activate.
+// deactivate with the old code, swaps code and props (same dc_ id), then activate. An active
+// source with apphook props then has its eventNames() chosen (apphooks/event-names.ts).
 import type { Actor } from "../context.js";
 import { applyAutoSubscriptions } from "../subscriptions/auto-subscriptions.js";
 import type { SavedComponent } from "../components/component.js";
 import { invalid, notFound } from "../../lib/errors.js";
-import { newId, randomString } from "../../lib/ids.js";
+import { newId, newUrlKey } from "../../lib/ids.js";
 import type { SourcesTable } from "../../store/schema.js";
 import { runHooks } from "./lifecycle.js";
 import type { SourceDeps } from "./run-source.js";
@@ -16,6 +17,8 @@ import { sourceView, type SourceView } from "./source-view.js";
 import { nextRunAfter } from "./timer-spec.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
 import { deleteInlineAccounts, storeAppProps } from "../accounts/app-props.js";
+import { apphookBindings, deleteApphookBindings, saveApphookBindings } from "../apphooks/apphook-bindings.js";
+import { refreshEventNames } from "../apphooks/event-names.js";
 
 export interface SaveSourceInput extends ComponentChoice {
   name?: string;
@@ -30,7 +33,7 @@ function checkConfiguredProps(value: unknown): Record<string, unknown> {
 }
 
 /** The columns that follow from a component and its configured props. */
-function derivedColumns(deps: SourceDeps, component: SavedComponent, configured: Record<string, unknown>, active: boolean, endpointKey: string | null) {
+function derivedColumns(deps: SourceDeps, component: SavedComponent, configured: Record<string, unknown>, active: boolean, keys: { endpoint: string | null; email: string | null }) {
   const { ctx } = deps;
   const resolved = resolveProps(component.metadata, configured, ctx.config.minTimerSeconds);
   const now = ctx.clock.now();
@@ -38,7 +41,8 @@ function derivedColumns(deps: SourceDeps, component: SavedComponent, configured:
     component_id: component.id,
     configured_props: JSON.stringify(configured),
     active: active ? 1 : 0,
-    endpoint_key: resolved.http ? (endpointKey ?? randomString(24).toLowerCase()) : null,
+    endpoint_key: resolved.http ? (keys.endpoint ?? newUrlKey()) : null,
+    email_key: resolved.email ? (keys.email ?? newUrlKey()) : null,
     custom_response: resolved.http?.customResponse ? 1 : 0,
     timer_interval_seconds: resolved.timer?.intervalSeconds ?? null,
     timer_cron: resolved.timer?.cron ?? null,
@@ -62,15 +66,21 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
     dedupe_state: "{}",
     run_lock_until: null,
     created_at: ctx.clock.now(),
-    ...derivedColumns(deps, component, configured, true, null),
+    ...derivedColumns(deps, component, configured, true, { endpoint: null, email: null }),
   };
   await ctx.db.transaction().execute(async (tx) => {
-    row.configured_props = JSON.stringify(await storeAppProps({ ...ctx, db: tx }, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured }));
+    const stored = await storeAppProps({ ...ctx, db: tx }, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
+    const bindings = apphookBindings(component.metadata, stored);
+    row.configured_props = JSON.stringify(stored);
     await tx.insertInto("sources").values(row).execute();
+    await saveApphookBindings(tx, { sourceId: id, bindings });
     await applyAutoSubscriptions({ ...ctx, db: tx }, actor.userId, row.id);
   });
   const runnable = await runnableSource(ctx, row.id);
-  if (runnable) await runHooks(deps, runnable, ["deploy", "activate"]);
+  if (runnable) {
+    await runHooks(deps, runnable, ["deploy", "activate"]);
+    await refreshEventNames(deps, runnable);
+  }
   return sourceView(ctx, row, component.metadata, { withUserId: true });
 }
 
@@ -86,19 +96,26 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   const component = await componentForSource(ctx, deps.runner, actor, input);
   const configured = input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
   const active = input.active ?? true;
-  const columns = derivedColumns(deps, component, configured, active, current.endpoint_key);
-  if (input.configured_props !== undefined) {
-    columns.configured_props = JSON.stringify(await storeAppProps(ctx, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured }));
-  }
+  const columns = derivedColumns(deps, component, configured, active, { endpoint: current.endpoint_key, email: current.email_key });
+  // New props may hold inline credentials: stored as connected accounts, replaced by their ids.
+  const stored = input.configured_props === undefined ? configured : await storeAppProps(ctx, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
+  if (stored !== configured) columns.configured_props = JSON.stringify(stored);
+  const bindings = apphookBindings(component.metadata, stored);
   const name = input.name?.trim() || current.name;
   const old = await runnableSource(ctx, id);
   if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
   const next: SourcesTable = { ...current, ...columns, name, name_slug: slugify(name) };
-  await ctx.db.updateTable("sources").set({ ...columns, name: next.name, name_slug: next.name_slug }).where("id", "=", id).execute();
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.updateTable("sources").set({ ...columns, name: next.name, name_slug: next.name_slug }).where("id", "=", id).execute();
+    await saveApphookBindings(tx, { sourceId: id, bindings });
+  });
   forgetSource(ctx, id);
   if (active) {
     const fresh = await runnableSource(ctx, id);
-    if (fresh) await runHooks(deps, fresh, ["activate"]);
+    if (fresh) {
+      await runHooks(deps, fresh, ["activate"]);
+      await refreshEventNames(deps, fresh);
+    }
   }
   return sourceView(ctx, next, component.metadata, { withUserId: true });
 }
@@ -114,6 +131,7 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, tx, id);
+    await deleteApphookBindings(tx, id);
     await deleteInlineAccounts({ db: tx }, actor.userId, id);
   });
   forgetSource(ctx, id);

@@ -7,7 +7,7 @@ import type { EndpointKind, EndpointRequest } from "../endpoints/endpoint-kind.j
 import { jsonOrText } from "../endpoints/request-body.js";
 import { runSource, type SourceDeps } from "./run-source.js";
 import { runnableByEndpoint, type RunnableSource } from "./runnable-source.js";
-import { SOURCE_RUN_JOB } from "./source-jobs.js";
+import { sourceRunJob } from "./source-jobs.js";
 
 const NO_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind: "none" } };
 
@@ -27,7 +27,7 @@ export function sourceEndpoint(deps: SourceDeps & { queue: JobQueue }): Endpoint
     ownerOf: (source) => source.userId,
     respondsItself: (source) => source.customResponse,
     eventOf: sourceEvent,
-    job: (source, event) => ({ type: SOURCE_RUN_JOB, userId: source.userId, payload: { sourceId: source.id, event } }),
+    job: (source, event) => sourceRunJob(source.userId, source.id, event),
     run: (source, event, onResponse) => runSource(deps, { sourceId: source.id, source, entry: "run", event, onResponse }),
     failureMessage: ({ kind, message }) => `the source failed before responding (${kind}): ${message}`,
     noResponse: NO_RESPONSE,

@@ -3,6 +3,7 @@ import type { Ctx } from "../context.js";
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import type { SourcesTable } from "../../store/schema.js";
+import { emailAddress } from "../inbound-email/email-address.js";
 import { configuredPropsView } from "./source-props.js";
 import { endpointUrl } from "./runnable-source.js";
 import { intervalSecondsOf } from "./timer-spec.js";
@@ -19,7 +20,7 @@ export interface SourceView {
   name_slug: string;
 }
 
-type ViewRow = Pick<SourcesTable, "id" | "user_id" | "component_id" | "configured_props" | "active" | "endpoint_key" | "timer_interval_seconds" | "timer_cron" | "created_at" | "updated_at" | "name" | "name_slug">;
+type ViewRow = Pick<SourcesTable, "id" | "user_id" | "component_id" | "configured_props" | "active" | "endpoint_key" | "email_key" | "timer_interval_seconds" | "timer_cron" | "created_at" | "updated_at" | "name" | "name_slug">;
 
 export function sourceView(ctx: Ctx, row: ViewRow, metadata: ComponentMetadata, options: { withUserId: boolean }): SourceView {
   const timer = row.timer_cron || row.timer_interval_seconds !== null ? { intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron } : null;
@@ -31,6 +32,7 @@ export function sourceView(ctx: Ctx, row: ViewRow, metadata: ComponentMetadata, 
       timer,
       intervalSeconds: timer ? intervalSecondsOf(timer) : null,
       endpointUrl: endpointUrl(ctx, row.endpoint_key),
+      emailAddress: emailAddress(ctx.config.emailDomain, row.email_key),
     }),
     active: Number(row.active) === 1,
     created_at: toUnixSeconds(Number(row.created_at)),

@@ -12,6 +12,7 @@ const Account = Type.Object({
   app: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   fields: Type.Array(Type.String(), { description: "names of the credentials' fields (their values are never shown)" }),
+  webhook_url: Type.String({ description: "where the app's provider posts events: they run the sources whose $.interface.apphook prop is bound to this account" }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });

@@ -2,9 +2,10 @@ import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { componentView } from "../../domain/components/component.js";
 import { findComponent, findPublishedComponent } from "../../domain/components/find-component.js";
+import { listPublishedComponents } from "../../domain/components/list-published-components.js";
 import { saveComponent } from "../../domain/components/save-component.js";
 import { actorOf } from "../auth.js";
-import { ComponentFiles, errorResponses, ProjectionQuery } from "../common-schemas.js";
+import { ComponentFiles, errorResponses, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import { paramsFrom } from "../params-from.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -26,6 +27,16 @@ const Component = Type.Object({
   component_url: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
+});
+
+const PublishedComponent = Type.Object({
+  id: Type.String(),
+  key: Type.String(),
+  name: Type.String(),
+  version: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  package: Type.Union([Type.Object({ name: Type.String(), version: Type.String(), path: Type.String() }), Type.Null()], { description: "the registry package it came from (null for components shipped as files)" }),
+  created_at: Type.Integer(),
 });
 
 const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) });
@@ -52,6 +63,12 @@ export const componentRoutes: RouteModule = async (scope, { services }) => {
       const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url, files: params.component_files } });
       return { data: componentView(component) };
     },
+  );
+
+  app.get(
+    "/components/registry",
+    { schema: { tags, summary: "List the published registry components, newest first", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(PublishedComponent) }), ...errorResponses } } },
+    async (request) => listPublishedComponents({ ctx, page: pageRequest(request.query) }),
   );
 
   app.get(

@@ -1,8 +1,9 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
-// interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir).
+// interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir,
+// apphooks).
 import type { EmitRecord, HttpResponseRecord } from "../code-runner.js";
 import { DirFiles, dirInterface } from "./dir-interface.js";
-import { propSpec, timerDefault } from "./props.js";
+import { APPHOOK, propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
 import { emitBudget, RUN_LIMITS } from "./run-limits.js";
 
@@ -44,6 +45,10 @@ export function componentThis(
         break;
       case "alert":
         break; // display only: no value
+      case APPHOOK:
+        // Its events arrive as run(event); the object only names the app prop it follows.
+        self[name] = { appProp: typeof spec.appProp === "string" ? spec.appProp : undefined };
+        break;
       default:
         self[name] = configured !== undefined ? configured : spec.default;
     }

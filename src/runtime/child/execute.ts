@@ -1,7 +1,8 @@
-// Handler "execute": runs run(event) or a lifecycle hook of a component and returns what it
-// emitted, logged, stored and answered. An error thrown by the code is a result, not a failure
-// of the runner.
-import type { ExecuteResult, HttpResponseRecord, LogRecord } from "../code-runner.js";
+// Handler "execute": runs run(event), a lifecycle hook, or the apphook props' eventNames of a
+// component and returns what it emitted, logged, stored, answered and chose. An error thrown
+// by the code is a result, not a failure of the runner.
+import type { ExecuteRequest, ExecuteResult, HttpResponseRecord, LogRecord } from "../code-runner.js";
+import { apphookEventNames } from "./apphook-event-names.js";
 import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
 import { DirFiles } from "./dir-interface.js";
@@ -11,7 +12,7 @@ import { cleanStack } from "./clean-stack.js";
 
 export interface ExecutePayload {
   entryPath: string;
-  entry: "run" | "deploy" | "activate" | "deactivate";
+  entry: ExecuteRequest["entry"];
   event?: unknown;
   props: Record<string, unknown>;
   state: Record<string, unknown>;
@@ -37,12 +38,17 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
   };
   captureLogs(logs);
   let error: ChildExecuteResult["error"];
+  let eventNames: ChildExecuteResult["eventNames"];
   try {
     const definition = await loadComponent(payload.entryPath);
     requireRun(definition);
     const self = componentThis(definition, payload, effects);
-    const fn = payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
-    if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
+    if (payload.entry === "eventNames") {
+      eventNames = await apphookEventNames(definition, self);
+    } else {
+      const fn = payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
+      if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
+    }
   } catch (thrown) {
     error = errorData(thrown);
   } finally {
@@ -50,7 +56,15 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     clearImmediate(earlyResponse);
   }
   const dir = effects.dir.changes();
-  return { emits: effects.emits, logs, state: effects.state, ...(effects.response ? { response: effects.response } : {}), ...(dir ? { dir } : {}), ...(error ? { error } : {}) };
+  return {
+    emits: effects.emits,
+    logs,
+    state: effects.state,
+    ...(effects.response ? { response: effects.response } : {}),
+    ...(dir ? { dir } : {}),
+    ...(eventNames ? { eventNames } : {}),
+    ...(error ? { error } : {}),
+  };
 }
 
 /** run() of a timer source that has none: the event (a timer's {timestamp, interval_seconds}) is emitted. */

@@ -39,13 +39,25 @@ async function importDefinition(entryPath: string): Promise<Record<string, any>>
   return definition;
 }
 
-/** A timer source may leave run() out: it then emits each timer event as it is. */
+/**
+ * A timer source may leave run() out: it then emits each timer event as it is. So may an e-mail
+ * source (an app prop of the "email" app), whose e-mails the service stores without running code.
+ */
 export function requireRun(definition: Record<string, any>): void {
-  if (typeof definition.run === "function" || hasTimer(definition)) return;
-  throw new InvalidComponentError("the component has no run() method: a component must define run(event) (only a timer source may leave it out)");
+  if (typeof definition.run === "function" || hasTimer(definition) || hasEmail(definition)) return;
+  throw new InvalidComponentError("the component has no run() method: a component must define run(event) (only a timer source or an e-mail source may leave it out)");
 }
 
+const propsOf = (definition: Record<string, any>): Array<[string, unknown]> => (definition.props && typeof definition.props === "object" ? Object.entries(definition.props as Record<string, unknown>) : []);
+
 export function hasTimer(definition: Record<string, any>): boolean {
-  const props = definition.props && typeof definition.props === "object" ? Object.values(definition.props as Record<string, unknown>) : [];
-  return props.some((raw) => propSpec(raw).type === "$.interface.timer");
+  return propsOf(definition).some(([, raw]) => propSpec(raw).type === "$.interface.timer");
+}
+
+/** An app prop names its app with `app`, else by its own name (as props.ts reads it). */
+function hasEmail(definition: Record<string, any>): boolean {
+  return propsOf(definition).some(([name, raw]) => {
+    const spec = propSpec(raw);
+    return spec.type === "app" && (typeof spec.app === "string" ? spec.app : name) === "email";
+  });
 }

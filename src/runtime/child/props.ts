@@ -1,7 +1,10 @@
 // Normalises a component's props into the spec's configurable_props: shorthand strings
 // ("$.service.db", "string", "$.interface.http"), propDefinitions of app props, timer
-// defaults in their object and legacy placement, HTTP customResponse, and what an alert shows.
+// defaults in their object and legacy placement, HTTP customResponse, what an alert shows,
+// and the app prop and static event names of an apphook.
 import type { ConfigurableProp } from "../code-runner.js";
+
+export const APPHOOK = "$.interface.apphook";
 
 const SHORTHAND_FIELDS = ["label", "description", "optional", "default", "options", "secret", "min", "max"] as const;
 
@@ -54,6 +57,11 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
   }
   if (type === "$.interface.http") prop.customResponse = spec.customResponse === true;
   if (type === "app") prop.app = typeof spec.app === "string" ? spec.app : name;
+  if (type === APPHOOK) {
+    if (typeof spec.appProp === "string") prop.appProp = spec.appProp;
+    // A function is evaluated per source (it may read props); only a plain list is shown here.
+    if (Array.isArray(spec.eventNames) && spec.eventNames.every((n: unknown) => typeof n === "string")) prop.eventNames = [...spec.eventNames];
+  }
   if (type === "dir") {
     if (typeof spec.accessMode === "string") prop.accessMode = spec.accessMode;
     if (typeof spec.sync === "boolean") prop.sync = spec.sync;

@@ -1,11 +1,13 @@
 // Prepares component code for a runner: one folder per account and code hash under the data
 // folder, holding the entry module, the files its relative imports fetched from component_url,
 // and a node_modules of links into the shared npm cache. A runner may read only its own
-// account's folder (see src/runtime/component-runner.ts).
+// account's folder and the npm cache (see src/runtime/component-runner.ts). A component of a
+// registry package needs no folder: it is loaded from the installed package (ADR 0026).
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
+import type { CodeOrigin, PackageEntry } from "../code-runner.js";
 import { invalid } from "../../lib/errors.js";
 import { parseCodeUrl } from "./fetch-code.js";
 import { ENTRY_PATH, normalizeFiles, relativeTarget, type ModuleOrigin } from "./relative-imports.js";
@@ -15,8 +17,8 @@ import { SDK_MODULES, findSpecifiers, kindOf, looksLikeEsm, parsePackageSpecifie
 export interface ModuleStore {
   /** The folder a runner of this account may read. */
   accountDir(userId: string): string;
-  /** Writes the code and everything it imports; returns the entry module's path. */
-  prepare(input: { userId: string; code: string; codeUrl?: string; files?: Record<string, string> }): Promise<string>;
+  /** Writes the code and everything it imports (or installs its package); returns the entry module's path. */
+  prepare(input: { userId: string; code: string } & CodeOrigin): Promise<string>;
 }
 
 const MAX_FILES = 100;
@@ -120,9 +122,29 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     return hash;
   }
 
+  // The entry file of each package component, once its package is installed on this host.
+  const packageEntries = new Map<string, Promise<string>>();
+  function packageEntry(entry: PackageEntry): Promise<string> {
+    const key = `${entry.name}@${entry.version}\u0000${entry.path}`;
+    let promise = packageEntries.get(key);
+    if (!promise) {
+      promise = (async () => {
+        const packageDir = await options.npm.install(entry.name, entry.version);
+        const path = resolve(packageDir, entry.path);
+        if (!path.startsWith(packageDir + sep)) throw invalid(`"${entry.path}" is not a file inside the package ${entry.name}`);
+        if (!existsSync(path)) throw invalid(`the package ${entry.name}@${entry.version} has no file "${entry.path}"`);
+        return path;
+      })();
+      packageEntries.set(key, promise);
+      promise.catch(() => packageEntries.delete(key));
+    }
+    return promise;
+  }
+
   return {
     accountDir: (userId) => join(options.dir, safeName(userId)),
-    prepare({ userId, code, codeUrl, files }) {
+    prepare({ userId, code, codeUrl, files, package: entry }) {
+      if (entry) return packageEntry(entry);
       const hash = codeHash(code, (codeUrl ?? "") + filesDigest(files));
       const key = `${userId}/${hash}`;
       let promise = prepared.get(key);

@@ -11,6 +11,10 @@ import * as apiKeyLifecycle from "./008-api-key-lifecycle.js";
 import * as storageAccounting from "./009-storage-accounting.js";
 import * as componentFiles from "./010-component-files.js";
 import * as connectedAccounts from "./011-connected-accounts.js";
+import * as apphooks from "./012-apphooks.js";
+import * as oauthRefreshLease from "./013-oauth-refresh-lease.js";
+import * as inboundEmail from "./014-inbound-email.js";
+import * as registryPackages from "./015-registry-packages.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -24,4 +28,8 @@ export const migrations: Record<string, Migration> = {
   "009-storage-accounting": storageAccounting,
   "010-component-files": componentFiles,
   "011-connected-accounts": connectedAccounts,
+  "012-apphooks": apphooks,
+  "013-oauth-refresh-lease": oauthRefreshLease,
+  "014-inbound-email": inboundEmail,
+  "015-registry-packages": registryPackages,
 };

@@ -1,0 +1,55 @@
+// Puts npm packages into a Sluice data folder's package cache as the service's own `npm
+// install` would lay them out (src/runtime/modules/npm-cache.ts: <cache>/<name>@latest/
+// node_modules/<name> with its dependencies flat beside it), copied from this project's
+// node_modules, so tests use real packages without reaching a registry. Copies, not links: the
+// sandbox binds only the cache folder.
+import { cpSync, existsSync, readFileSync } from "node:fs";
+import { join, sep } from "node:path";
+import { packageRoot } from "../../src/runtime/package-root.js";
+
+interface Manifest {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/** The folder of `name` as Node would find it from `fromDir` (a package folder), or undefined. */
+function locate(name: string, fromDir: string, root: string): string | undefined {
+  // Node looks in node_modules of the package, then of each package it is nested in, then the root.
+  for (let dir = fromDir; dir.startsWith(root + sep); dir = dir.slice(0, dir.lastIndexOf(`${sep}node_modules${sep}`))) {
+    const nested = join(dir, "node_modules", name);
+    if (existsSync(join(nested, "package.json"))) return nested;
+  }
+  const hoisted = join(root, name);
+  return existsSync(join(hoisted, "package.json")) ? hoisted : undefined;
+}
+
+/** `name` and every package it needs, as folders of the project's node_modules. */
+export function dependencyClosure(name: string): Map<string, string> {
+  const root = join(packageRoot(), "node_modules");
+  const found = new Map<string, string>();
+  const seen = new Set<string>();
+  const visit = (pkg: string, fromDir: string, optional: boolean) => {
+    const dir = locate(pkg, fromDir, root);
+    if (!dir) {
+      if (optional) return;
+      throw new Error(`${pkg} is not installed in the project (needed to seed ${name})`);
+    }
+    if (seen.has(dir)) return;
+    seen.add(dir);
+    // A package nested under another comes with its parent's folder; its own needs still count.
+    if (dir === join(root, pkg)) found.set(pkg, dir);
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
+    for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, dir, false);
+    for (const dep of Object.keys(manifest.optionalDependencies ?? {})) visit(dep, dir, true);
+  };
+  visit(name, root, false);
+  return found;
+}
+
+/** Seeds `<dataDir>/runtime/packages` with each package (unpinned: the `@latest` folder). */
+export function seedNpmCache(dataDir: string, names: string[]): void {
+  for (const name of names) {
+    const target = join(dataDir, "runtime", "packages", `${name.replace("/", "+")}@latest`, "node_modules");
+    for (const [pkg, dir] of dependencyClosure(name)) cpSync(dir, join(target, pkg), { recursive: true, dereference: true });
+  }
+}
