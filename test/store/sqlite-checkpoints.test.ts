@@ -1,6 +1,7 @@
 // SQLite's write-ahead log is checkpointed by a thread of its own (ADR 0017): the service's
 // connection never checkpoints while the thread runs, the thread starts only once the log is
-// big enough, and the connection takes checkpoints back should the thread exit. SQLite only:
+// big enough, the thread checkpoints once more before it lets the connection finish one, and
+// the connection takes checkpoints back should the thread exit. SQLite only:
 // PostgreSQL has nothing like it.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -8,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { sql } from "kysely";
-import type { CheckpointOptions } from "../../src/store/sqlite-checkpoints.js";
+import { Worker } from "node:worker_threads";
+import type { CheckpointOptions, CheckpointThreadData, CheckpointThreadMessage } from "../../src/store/sqlite-checkpoints.js";
 import { openSqlite, type SqliteStore } from "../../src/store/sqlite.js";
 
 const dirs: string[] = [];
@@ -92,6 +94,24 @@ describe("SQLite checkpoints in a thread", () => {
     t.diagnostic(`log without a limit: ${unbounded.size} bytes at the end; with 1 MiB: at most ${bounded.largest}`);
     assert.ok(unbounded.size > 8 * MB, `without a limit the log only grew (${unbounded.size} bytes)`);
     assert.ok(bounded.largest < 5 * MB, `with a 1 MiB limit the log stayed under 5 MiB (largest ${bounded.largest} bytes)`);
+  });
+
+  it("the thread checkpoints once more before it answers a hold, so the service's connection copies little", async () => {
+    // The thread's own turn never comes (an hour): only the hold makes it checkpoint.
+    const { store, file } = await open({ startAtWalBytes: Number.POSITIVE_INFINITY });
+    const thread = new Worker(new URL("../../src/store/checkpoint-thread.js", import.meta.url), { workerData: { file, intervalMs: 3_600_000 } satisfies CheckpointThreadData });
+    try {
+      const before = statSync(file).size;
+      await write(store, 200);
+      const held = new Promise((resolve) => thread.once("message", resolve));
+      thread.postMessage("hold" satisfies CheckpointThreadMessage);
+      assert.equal(await held, "held");
+      // Only a checkpoint writes pages into the database file itself.
+      assert.ok(statSync(file).size > before + 150 * 1024, "the log was copied into the database before the answer");
+    } finally {
+      await thread.terminate();
+      await store.close();
+    }
   });
 
   it("checkpoints on the service's connection again when the thread exits", async () => {
