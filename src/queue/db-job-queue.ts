@@ -2,7 +2,7 @@
 // their handlers with a per-type concurrency limit, keeps leases alive while handlers run,
 // and finishes or reschedules each job only while it still holds that job's lease.
 import { setMaxListeners } from "node:events";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 import { toError } from "../lib/errors.js";
@@ -40,6 +40,14 @@ interface Registration {
   runningByKey: Map<string, number>;
   /** Claimed beyond their key's limit (a claim may overshoot a partly busy key). */
   waitingByKey: Map<string, JobsTable[]>;
+  /**
+   * Jobs leased here that wait for a place (types without per-key limits), started oldest
+   * first as places free up: handed over while every place was taken, or claimed beyond the
+   * free places (see LINE_PER_PLACE).
+   */
+  line: JobsTable[];
+  /** Handed over into the line but not yet committed by their enqueuing transaction. */
+  lineReserved: number;
   onClaimed?: (payload: unknown) => void;
   /**
    * The last claim found fewer due jobs than it could take, and no job was added for others
@@ -52,6 +60,17 @@ interface Registration {
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
+/**
+ * How many leased jobs a type may hold waiting for a place, per place. Without a line, under
+ * a load that fills every place, each job past them was inserted free, and from then on every
+ * new job too (they must not pass the ones in the database), each claimed back as a place
+ * freed: a claim per few jobs, each an UPDATE that scans and sorts the due jobs (about a
+ * quarter of a millisecond), so a worker that fell behind stayed behind while the load
+ * lasted. With a line, a full worker keeps a few handed-over jobs, and a claim takes jobs
+ * from the database a line at a time, so the backlog is soon taken and hand-overs resume.
+ * Jobs past the line wait in the database for any worker, as before.
+ */
+const LINE_PER_PLACE = 1;
 
 /** Retry delay after a handler threw: exponential in the attempt number, with jitter. */
 export function errorBackoffMs(attempts: number): number {
@@ -74,8 +93,10 @@ function reachedKeyCap(jobs: JobsTable[], perKey: number): boolean {
 
 export class DbJobQueue implements JobQueue {
   private readonly handlers = new Map<string, Registration>();
-  /** Jobs this worker runs now: id → lease token. */
+  /** Jobs this worker runs now or holds in a line: id → lease token. */
   private readonly leases = new Map<string, string>();
+  /** Rows handed over into a line whose enqueuing transaction has not ended yet. */
+  private readonly lined = new WeakSet<JobsTable>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly workerId = `w${randomString(8)}`;
   private claimCounter = 0;
@@ -120,6 +141,8 @@ export class DbJobQueue implements JobQueue {
       perKey: options.perKeyConcurrency ?? 0,
       runningByKey: new Map(),
       waitingByKey: new Map(),
+      line: [],
+      lineReserved: 0,
       onClaimed: options.onClaimed,
       drained: false,
       additions: 0,
@@ -154,6 +177,7 @@ export class DbJobQueue implements JobQueue {
     this.abort.abort();
     this.wake();
     await this.loopDone;
+    await this.returnLines();
     await Promise.allSettled([...this.inFlight]);
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.listener?.close();
@@ -179,11 +203,17 @@ export class DbJobQueue implements JobQueue {
   private readonly localWorker: LocalWorker = {
     reserve: (row, now) => {
       const registration = this.handlers.get(row.type);
-      if (!this.running || !registration?.drained || registration.running >= registration.concurrency) return false;
-      const key = registration.perKey > 0 ? row.concurrency_key : null;
-      if (key !== null && this.heldOf(key, registration) >= registration.perKey) return false;
-      registration.running++;
-      if (key !== null) registration.runningByKey.set(key, (registration.runningByKey.get(key) ?? 0) + 1);
+      if (!this.running || !registration?.drained) return false;
+      if (registration.running >= registration.concurrency) {
+        if (this.lineRoom(registration) <= 0) return false;
+        registration.lineReserved++;
+        this.lined.add(row);
+      } else {
+        const key = registration.perKey > 0 ? row.concurrency_key : null;
+        if (key !== null && this.heldOf(key, registration) >= registration.perKey) return false;
+        registration.running++;
+        if (key !== null) registration.runningByKey.set(key, (registration.runningByKey.get(key) ?? 0) + 1);
+      }
       row.lease_token = `${this.workerId}.${++this.claimCounter}`;
       row.locked_until = now + this.leaseMs;
       row.attempts = 1;
@@ -197,6 +227,12 @@ export class DbJobQueue implements JobQueue {
           this.releaseReserved(row, registration);
           continue;
         }
+        if (this.lined.delete(row)) {
+          registration.lineReserved--;
+          this.addToLine(row, registration);
+          this.startFromLine(registration); // a place may have freed since it was reserved
+          continue;
+        }
         this.leases.set(row.id, row.lease_token!);
         this.announceClaim(row, registration);
         this.startJob(row, registration, registration.perKey > 0 ? row.concurrency_key : null);
@@ -208,6 +244,10 @@ export class DbJobQueue implements JobQueue {
   };
 
   private releaseReserved(row: JobsTable, registration: Registration): void {
+    if (this.lined.delete(row)) {
+      registration.lineReserved--;
+      return;
+    }
     registration.running--;
     const key = registration.perKey > 0 ? row.concurrency_key : null;
     if (key !== null) this.passKeyPlace(registration, key);
@@ -276,10 +316,14 @@ export class DbJobQueue implements JobQueue {
           const keys = all ? null : types.get(type);
           if (keys && this.allBusy(keys, registration)) continue;
           const additions = registration.additions;
-          const jobs = await this.claim(type, free, registration);
-          if (jobs.length < free && registration.additions === additions) registration.drained = true;
-          for (const row of jobs) this.dispatch(row, registration);
-          if (jobs.length === free) {
+          // Claimed beyond the free places, into the line: jobs that waited in the database
+          // are taken a line at a time, not a place at a time, and once they are all taken new
+          // jobs are handed over again (drained).
+          const limit = free + this.lineRoom(registration);
+          const jobs = await this.claim(type, limit, registration);
+          if (jobs.length < limit && registration.additions === additions) registration.drained = true;
+          jobs.forEach((row, i) => (i < free ? this.dispatch(row, registration) : this.addToLine(row, registration)));
+          if (jobs.length === limit) {
             full = true;
             this.addClaimType(type, undefined); // more may be due: look again at once
           } else if (reachedKeyCap(jobs, registration.perKey)) {
@@ -371,15 +415,58 @@ export class DbJobQueue implements JobQueue {
       if (releaseKey()) this.wake([row.type], true);
     }).finally(() => {
       // Claiming again only helps when this frees something a claim was short of: a slot of
-      // a full type, or a key that was at its limit. Other wake-ups come from new jobs and timers.
+      // a full type with jobs left in the database (not drained: once drained, new jobs come
+      // by hand-over or wake the loop themselves), or a key that was at its limit (claims
+      // skip such keys, so drained says nothing of them). Other wake-ups come from new jobs
+      // and timers.
       const wasFull = registration.running >= registration.concurrency;
       registration.running--;
       this.leases.delete(row.id);
       this.inFlight.delete(run);
       const keyFreed = releaseKey();
-      if (wasFull || keyFreed) this.wake([row.type], true);
+      if (this.startFromLine(registration)) return;
+      if (keyFreed || (wasFull && !registration.drained)) this.wake([row.type], true);
     });
     this.inFlight.add(run);
+  }
+
+  /** Room left in the type's line (none for types with per-key limits: their keys wait apart). */
+  private lineRoom(registration: Registration): number {
+    if (registration.perKey > 0) return 0;
+    return Math.max(0, registration.concurrency * LINE_PER_PLACE - registration.line.length - registration.lineReserved);
+  }
+
+  private addToLine(row: JobsTable, registration: Registration): void {
+    this.leases.set(row.id, row.lease_token!);
+    registration.line.push(row);
+  }
+
+  /** Starts the oldest job of the type's line if a place is free; whether it did. */
+  private startFromLine(registration: Registration): boolean {
+    if (!this.running || registration.line.length === 0 || registration.running >= registration.concurrency) return false;
+    const row = registration.line.shift()!;
+    registration.running++;
+    this.announceClaim(row, registration);
+    this.startJob(row, registration, null);
+    return true;
+  }
+
+  /** On stop: jobs still in a line are made free again, for any worker to claim at once. */
+  private async returnLines(): Promise<void> {
+    const rows = [...this.handlers.values()].flatMap((registration) => registration.line.splice(0));
+    if (rows.length === 0) return;
+    for (const row of rows) this.leases.delete(row.id);
+    try {
+      await this.options.db
+        .updateTable("jobs")
+        .set({ lease_token: null, locked_until: null, attempts: sql<number>`attempts - 1` })
+        .where("id", "in", rows.map((row) => row.id))
+        .where("lease_token", "in", rows.map((row) => row.lease_token!))
+        .execute();
+    } catch (error) {
+      // Their leases run out instead, and they are claimed then.
+      this.options.logger.warn({ err: error }, "could not return waiting jobs to the queue");
+    }
   }
 
   private async runJob(row: JobsTable, registration: Registration, releaseKey: () => void): Promise<void> {

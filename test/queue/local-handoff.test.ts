@@ -1,6 +1,7 @@
 // Jobs enqueued by this process are handed to its own worker as they commit, leased in the
 // row they are inserted as, without a claim; a rolled-back hand-over gives the place back;
-// jobs that wait in the database, or are due later, are claimed as before.
+// jobs that wait in the database, or are due later, are claimed as before. A full worker
+// holds a short line of handed-over jobs, and gives it back when it stops.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
@@ -88,35 +89,68 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(seen, ["committed"]);
     });
 
-    it("leaves jobs to claims when the worker is full, and jobs waiting in the database go before new ones", async () => {
+    it("holds a short line when the worker is full, leaves jobs past it to claims, and keeps their order", async () => {
       const order: string[] = [];
+      const claimsAtStart = new Map<string, number>();
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       queue.handle(
         "full",
         async (job) => {
           order.push(job.payload.name);
+          claimsAtStart.set(job.payload.name, claimsOf("full"));
           if (job.payload.name === "first") await gate;
         },
         { concurrency: 1 },
       );
       try {
         await settle();
-        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name: "first" } }]));
+        const enqueue = (name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name } }]));
+        await enqueue("first");
         await waitFor(() => order.length === 1);
-        // The only place is taken: "second" is inserted free, for a claim.
+        // The only place is taken: "second" waits in the worker's line (one per place),
+        // leased already, and "third", past the line, is inserted free for a claim.
         const claimsBefore = claimsOf("full");
-        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name: "second" } }]));
-        assert.equal((await rowOf(await idOf("second")))?.lease_token, null);
+        await enqueue("second");
+        await enqueue("third");
+        assert.ok((await rowOf(await idOf("second")))?.lease_token, "the job in the line is leased by this worker");
+        assert.equal((await rowOf(await idOf("third")))?.lease_token, null);
         release();
-        await waitFor(() => order.length === 2);
-        assert.ok(claimsOf("full") > claimsBefore, "the job that waited in the database was claimed");
+        await waitFor(() => order.length === 3);
+        assert.equal(claimsAtStart.get("second"), claimsBefore, "the job in the line started without a claim");
+        assert.ok(claimsAtStart.get("third")! > claimsBefore, "the job past the line was claimed");
       } finally {
         release();
       }
-      await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name: "third" } }]));
-      await waitFor(() => order.length === 3);
-      assert.deepEqual(order, ["first", "second", "third"]);
+      await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name: "fourth" } }]));
+      await waitFor(() => order.length === 4);
+      assert.deepEqual(order, ["first", "second", "third", "fourth"]);
+    });
+
+    it("claims nothing when a place of a full worker frees and nothing waits in the database", async () => {
+      const seen: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      queue.handle(
+        "drained",
+        async (job) => {
+          seen.push(job.payload.name);
+          if (job.payload.name === "first") await gate;
+        },
+        { concurrency: 1 },
+      );
+      await settle();
+      const claimsBefore = claimsOf("drained");
+      try {
+        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "drained", payload: { name: "first" } }]));
+        await waitFor(() => seen.length === 1);
+        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "drained", payload: { name: "second" } }]));
+      } finally {
+        release();
+      }
+      await waitFor(() => seen.length === 2);
+      await settle();
+      assert.equal(claimsOf("drained"), claimsBefore, "both were handed over, and the freed places asked for no claim");
     });
 
     it("does not hand over a job due later", async () => {
@@ -126,6 +160,39 @@ for (const dialect of DIALECTS) {
       await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "later", payload: { name: "later" }, runAt: Date.now() + 300 }]));
       assert.equal((await rowOf(await idOf("later")))?.lease_token, null);
       await waitFor(() => seen.length === 1, 5000);
+    });
+
+    // Last: it stops the queue the other tests share.
+    it("a worker that stops gives the jobs in its line back to the queue, unrun", async () => {
+      const seen: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      queue.handle(
+        "stopping",
+        async (job) => {
+          seen.push(job.payload.name);
+          await gate;
+        },
+        { concurrency: 1 },
+      );
+      await settle();
+      const enqueue = (name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "stopping", payload: { name } }]));
+      await enqueue("running");
+      await waitFor(() => seen.length === 1);
+      await enqueue("in line");
+      const lined = await idOf("in line");
+      assert.ok((await rowOf(lined))?.lease_token);
+      const stopped = queue.stop();
+      try {
+        await waitFor(async () => (await rowOf(lined))?.lease_token === null);
+      } finally {
+        release();
+        await stopped;
+      }
+      const row = await rowOf(lined);
+      assert.equal(row?.locked_until, null);
+      assert.equal(Number(row?.attempts), 0, "it never ran");
+      assert.deepEqual(seen, ["running"]);
     });
   });
 }
