@@ -14,6 +14,15 @@ export const EVENTS_DELETE_JOB = "events.delete";
 /** A queued run of a source with an event (an accepted HTTP or apphook request). */
 export const sourceRunJob = (userId: string, sourceId: string, event: unknown): NewJob => ({ type: SOURCE_RUN_JOB, userId, payload: { sourceId, event } });
 
+/**
+ * Accepted requests' runs in flight at once in a worker. A run holds its place from its start
+ * to the commit of its events (a runner's round trip and a group commit, a few milliseconds
+ * under load), so the places divided by that time bound the runs a worker completes per
+ * second: the queue's default of 16 capped it near 5,000/s and every slow moment at that rate
+ * became a backlog. The runner pool, not this number, decides how many processes run them.
+ */
+export const SOURCE_RUNS_IN_FLIGHT = 48;
+
 /** Timer runs of one account in flight at once in a worker (the runners a pool keeps warm per account). */
 export const TIMER_RUNS_PER_ACCOUNT = 2;
 
@@ -30,7 +39,7 @@ export function registerSourceJobs(deps: SourceDeps & { queue: JobQueue }): void
     // The job completes in the transaction that stores the run's events: a crash cannot
     // make an accepted request emit twice.
     await runSource(deps, { sourceId: source.id, source, entry: "run", event: job.payload.event, inTransaction: job.complete });
-  });
+  }, { concurrency: SOURCE_RUNS_IN_FLIGHT });
   // Timer jobs carry their account as concurrency key: one account's many or slow timers
   // cannot hold every slot while other accounts' runs come due, and a burst of due timers
   // starts no more runner processes per account than the pool keeps warm.
