@@ -17,6 +17,13 @@ import { waitFor } from "./wait-for.js";
 
 const logger = pino({ level: "silent" });
 
+/** A promise a handler waits on until the test releases it. */
+function newGate(): { gate: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  return { gate, release };
+}
+
 for (const dialect of DIALECTS) {
   describe(`jobs handed to this process's worker [${dialect}]`, () => {
     let database: TestDatabase;
@@ -48,6 +55,8 @@ for (const dialect of DIALECTS) {
     const idOf = async (name: string) => (await store.db.selectFrom("jobs").select("id").where("payload", "like", `%${name}%`).executeTakeFirstOrThrow()).id;
     const rowOf = (id: string) => store.db.selectFrom("jobs").selectAll().where("id", "=", id).executeTakeFirst();
     const claimsOf = (type: string) => claims.filter((t) => t === type).length;
+    /** Enqueues a job of `type` named `name` in a scoped transaction, as the group commit does. */
+    const enqueueNamed = (type: string, name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type, payload: { name } }]));
 
     it("starts a job committed in a scoped transaction without claiming it, leased in its row from the start", async () => {
       const seen: Array<{ payload: unknown; attempts: number; row: Awaited<ReturnType<typeof rowOf>> }> = [];
@@ -92,8 +101,7 @@ for (const dialect of DIALECTS) {
     it("holds a short line when the worker is full, leaves jobs past it to claims, and keeps their order", async () => {
       const order: string[] = [];
       const claimsAtStart = new Map<string, number>();
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { gate, release } = newGate();
       queue.handle(
         "full",
         async (job) => {
@@ -105,14 +113,13 @@ for (const dialect of DIALECTS) {
       );
       try {
         await settle();
-        const enqueue = (name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name } }]));
-        await enqueue("first");
+        await enqueueNamed("full", "first");
         await waitFor(() => order.length === 1);
         // The only place is taken: "second" waits in the worker's line (one per place),
         // leased already, and "third", past the line, is inserted free for a claim.
         const claimsBefore = claimsOf("full");
-        await enqueue("second");
-        await enqueue("third");
+        await enqueueNamed("full", "second");
+        await enqueueNamed("full", "third");
         assert.ok((await rowOf(await idOf("second")))?.lease_token, "the job in the line is leased by this worker");
         assert.equal((await rowOf(await idOf("third")))?.lease_token, null);
         release();
@@ -122,15 +129,14 @@ for (const dialect of DIALECTS) {
       } finally {
         release();
       }
-      await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "full", payload: { name: "fourth" } }]));
+      await enqueueNamed("full", "fourth");
       await waitFor(() => order.length === 4);
       assert.deepEqual(order, ["first", "second", "third", "fourth"]);
     });
 
     it("claims nothing when a place of a full worker frees and nothing waits in the database", async () => {
       const seen: string[] = [];
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { gate, release } = newGate();
       queue.handle(
         "drained",
         async (job) => {
@@ -142,9 +148,9 @@ for (const dialect of DIALECTS) {
       await settle();
       const claimsBefore = claimsOf("drained");
       try {
-        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "drained", payload: { name: "first" } }]));
+        await enqueueNamed("drained", "first");
         await waitFor(() => seen.length === 1);
-        await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "drained", payload: { name: "second" } }]));
+        await enqueueNamed("drained", "second");
       } finally {
         release();
       }
@@ -165,8 +171,7 @@ for (const dialect of DIALECTS) {
     // Last: it stops the queue the other tests share.
     it("a worker that stops gives the jobs in its line back to the queue, unrun", async () => {
       const seen: string[] = [];
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { gate, release } = newGate();
       queue.handle(
         "stopping",
         async (job) => {
@@ -176,10 +181,9 @@ for (const dialect of DIALECTS) {
         { concurrency: 1 },
       );
       await settle();
-      const enqueue = (name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "stopping", payload: { name } }]));
-      await enqueue("running");
+      await enqueueNamed("stopping", "running");
       await waitFor(() => seen.length === 1);
-      await enqueue("in line");
+      await enqueueNamed("stopping", "in line");
       const lined = await idOf("in line");
       assert.ok((await rowOf(lined))?.lease_token);
       const stopped = queue.stop();
