@@ -46,8 +46,8 @@ interface Registration {
    * free places (see LINE_PER_PLACE).
    */
   line: JobsTable[];
-  /** Handed over into the line but not yet committed by their enqueuing transaction. */
-  lineReserved: number;
+  /** Handed over into the line, their enqueuing transaction not ended yet. */
+  lineReserved: Set<JobsTable>;
   onClaimed?: (payload: unknown) => void;
   /**
    * The last claim found fewer due jobs than it could take, and no job was added for others
@@ -95,8 +95,6 @@ export class DbJobQueue implements JobQueue {
   private readonly handlers = new Map<string, Registration>();
   /** Jobs this worker runs now or holds in a line: id → lease token. */
   private readonly leases = new Map<string, string>();
-  /** Rows handed over into a line whose enqueuing transaction has not ended yet. */
-  private readonly lined = new WeakSet<JobsTable>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly workerId = `w${randomString(8)}`;
   private claimCounter = 0;
@@ -142,7 +140,7 @@ export class DbJobQueue implements JobQueue {
       runningByKey: new Map(),
       waitingByKey: new Map(),
       line: [],
-      lineReserved: 0,
+      lineReserved: new Set(),
       onClaimed: options.onClaimed,
       drained: false,
       additions: 0,
@@ -206,8 +204,7 @@ export class DbJobQueue implements JobQueue {
       if (!this.running || !registration?.drained) return false;
       if (registration.running >= registration.concurrency) {
         if (this.lineRoom(registration) <= 0) return false;
-        registration.lineReserved++;
-        this.lined.add(row);
+        registration.lineReserved.add(row);
       } else {
         const key = registration.perKey > 0 ? row.concurrency_key : null;
         if (key !== null && this.heldOf(key, registration) >= registration.perKey) return false;
@@ -227,8 +224,7 @@ export class DbJobQueue implements JobQueue {
           this.releaseReserved(row, registration);
           continue;
         }
-        if (this.lined.delete(row)) {
-          registration.lineReserved--;
+        if (registration.lineReserved.delete(row)) {
           this.addToLine(row, registration);
           this.startFromLine(registration); // a place may have freed since it was reserved
           continue;
@@ -244,10 +240,7 @@ export class DbJobQueue implements JobQueue {
   };
 
   private releaseReserved(row: JobsTable, registration: Registration): void {
-    if (this.lined.delete(row)) {
-      registration.lineReserved--;
-      return;
-    }
+    if (registration.lineReserved.delete(row)) return;
     registration.running--;
     const key = registration.perKey > 0 ? row.concurrency_key : null;
     if (key !== null) this.passKeyPlace(registration, key);
@@ -433,7 +426,7 @@ export class DbJobQueue implements JobQueue {
   /** Room left in the type's line (none for types with per-key limits: their keys wait apart). */
   private lineRoom(registration: Registration): number {
     if (registration.perKey > 0) return 0;
-    return Math.max(0, registration.concurrency * LINE_PER_PLACE - registration.line.length - registration.lineReserved);
+    return Math.max(0, registration.concurrency * LINE_PER_PLACE - registration.line.length - registration.lineReserved.size);
   }
 
   private addToLine(row: JobsTable, registration: Registration): void {

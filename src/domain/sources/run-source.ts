@@ -106,8 +106,8 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
 
 /** A run that did not start because an OAuth refresh failed: recorded on $errors, as a failure. */
 async function refusedForAuth(ctx: Ctx, source: RunnableSource, request: RunRequest, error: OAuthRefreshError): Promise<ExecuteResult> {
-  const failure: ExecutionFailure = { kind: "error", name: error.name, message: `${error.message}; the source did not run`, stack: "" };
-  failure.stack = `${failure.name}: ${failure.message}`;
+  const message = `${error.message}; the source did not run`;
+  const failure: ExecutionFailure = { kind: "error", name: error.name, message, stack: `${error.name}: ${message}` };
   await recordSourceError(ctx, source, failure, request.event, request.inTransaction);
   return { emits: [], logs: [], state: {}, error: failure, durationMs: 0 };
 }
