@@ -94,6 +94,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     metrics,
   );
   logger.info(`user code runs with ${runner.isolation}`);
+  for (const warning of runner.warnings) logger.warn(warning);
   await runner.ready;
   const mailer = createMailer(config, logger);
   const services: Services = { ctx, store, queue, runner, mailer };

@@ -1,7 +1,7 @@
 // The CodeRunner (code-runner.ts) over a pool of sandboxed runner processes. The service only
 // prepares files (fetching relative imports, installing npm packages); the code itself is
 // evaluated in a runner of the calling account, never in the service.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,9 @@ import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
 import { createRunnerLimits, type RunnerLimits } from "./limits/runner-limits.js";
 import { createRunnerLauncher } from "./runner-launcher.js";
+import { createPackageLinkGuard } from "./sandbox/link-check.js";
+import { NEUTRAL, neutralPlace, samePlace, toRunnerPath, type RunnerPlace } from "./sandbox/runner-places.js";
+import { needsRunnerUser, prepareRunnerUser, type AppFile } from "./sandbox/runner-user.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
@@ -24,12 +27,20 @@ import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 
-/** Folders and files a runner may read besides its account's module folder. */
-export function runnerCodePaths(): string[] {
+/** The compiled code a runner loads, and where each file goes in the app's layout (runner-places.ts). */
+export function runnerCode(): AppFile[] {
   // The whole compiled runtime folder: the component runner and the workflow steps.
   const egress = join(RUNTIME_DIR, "..", "egress");
-  return [RUNTIME_DIR + "/", join(egress, "egress-guard.js"), join(egress, "egress-protocol.js"), join(packageRoot(), "package.json")];
+  return [
+    { host: RUNTIME_DIR, relative: "src/runtime" },
+    { host: join(egress, "egress-guard.js"), relative: "src/egress/egress-guard.js" },
+    { host: join(egress, "egress-protocol.js"), relative: "src/egress/egress-protocol.js" },
+    { host: join(packageRoot(), "package.json"), relative: "package.json" },
+  ];
 }
+
+/** What marks a runner's command line (the entry script's path ends so in every layout). */
+const RUNNER_ENTRY = join("src", "runtime", "child", "runner-entry.js");
 
 export interface ComponentRunner extends CodeRunner {
   modules: ModuleStore;
@@ -46,6 +57,8 @@ export interface ComponentRunner extends CodeRunner {
   egressProxyPath: string;
   /** Settles once the egress proxy listens; rejects when it could not start. */
   ready: Promise<void>;
+  /** What the service should log as warnings at start (package folders removed from the cache). */
+  warnings: string[];
 }
 
 export interface RunnerSettings {
@@ -93,32 +106,62 @@ const MESSAGE_HEADROOM_BYTES = 16 * 1024 * 1024;
 const TMP_BYTES = 64 * 1024 * 1024;
 
 export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
-  const runtimeData = join(settings.dataDir, "runtime");
-  const npm = createNpmCache(join(runtimeData, "packages"), { registry: settings.npmRegistry });
+  mkdirSync(join(settings.dataDir, "runtime", "packages"), { recursive: true });
+  // Real paths throughout: grants and binds must not pass through a link.
+  const dataRuntime = realpathSync(join(settings.dataDir, "runtime"));
+  const bwrap = settings.sandbox.mode === "bwrap";
+  const runnerUser = needsRunnerUser(settings.sandbox.mode) ? prepareRunnerUser({ dataDir: settings.dataDir, runtimeData: dataRuntime, app: runnerCode() }) : undefined;
+  // Packages and modules; the registry of runner processes stays in the data directory.
+  const runtimeData = runnerUser?.runtimeData ?? dataRuntime;
+  const linkGuard = createPackageLinkGuard(join(runtimeData, "packages"), { openToOthers: runnerUser !== undefined });
+  const removed = linkGuard.sweep();
+  const warnings = runnerUser?.warning ? [runnerUser.warning] : [];
+  if (removed.length > 0) warnings.push(`removed from the package cache, holding links that lead out of it: ${removed.join(", ")}`);
+  const npm = checkedNpm(createNpmCache(join(runtimeData, "packages"), { registry: settings.npmRegistry }), linkGuard.check);
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
-  mkdirSync(npm.dir, { recursive: true });
   const ca = settings.extraCaCertsFile;
-  const codePaths = [...runnerCodePaths(), ...(ca ? [ca] : [])];
-  const script = join(RUNTIME_DIR, "child", "runner-entry.js");
-  const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
-  registry.reapOrphans();
   // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the
   // uid of a sandboxed runner) may pass through it to the socket but not list it.
-  const egressDir = mkdtempSync(join(tmpdir(), "sluice-egress-"));
+  const egressDir = realpathSync(mkdtempSync(join(tmpdir(), "sluice-egress-")));
   chmodSync(egressDir, 0o711);
   const egressProxyPath = join(egressDir, "egress.sock");
+
+  // Where the runner finds each thing: neutral paths in the sandbox, real ones without it (the
+  // unprivileged user's copy of the runtime for a root service).
+  const place = (path: string, neutral: string, folder: boolean): RunnerPlace => (bwrap ? neutralPlace(path, neutral, folder) : samePlace(path, folder));
+  const appPlaces = runnerCode().map(({ host, relative }) => place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runtime"));
+  const sharedPlaces = [
+    ...appPlaces,
+    ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []),
+    place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true),
+    place(egressDir, NEUTRAL.egress, true),
+  ];
+  const placesOf = (userId: string): RunnerPlace[] => {
+    const accountDir = modules.accountDir(userId);
+    mkdirSync(accountDir, { recursive: true });
+    return [...sharedPlaces, place(accountDir, `${NEUTRAL.data}/modules/${accountDir.slice(join(runtimeData, "modules").length + 1)}`, true)];
+  };
+  // Paths the service sends runners: any account's folder maps alike, so the shared places and
+  // the modules folder as a whole suffice to translate them.
+  const translation = [...sharedPlaces, { host: join(runtimeData, "modules"), runner: bwrap ? `${NEUTRAL.data}/modules` : join(runtimeData, "modules"), folder: true }];
+  const toRunner = (path: string) => toRunnerPath(translation, path);
+  const runnerModules: ModuleStore = { ...modules, prepare: async (input) => toRunner(await modules.prepare(input)) };
+
+  const script = toRunner(realpathSync(join(runnerUser ? join(runnerUser.appRoot, "src", "runtime") : RUNTIME_DIR, "child", "runner-entry.js")));
+  const registry = createRunnerRegistry(join(dataRuntime, "runners"), RUNNER_ENTRY);
+  registry.reapOrphans();
   // The socket is bound before this returns (listen binds synchronously), so runners started
   // right away find it; `ready` reports a proxy that could not start.
   const egress = createEgressProxy({ ...settings.egress, socketPath: egressProxyPath, allowPrivateEgress: settings.allowPrivateEgress });
   const ready = egress.then(() => undefined);
   ready.catch(() => {});
   const { limits } = settings;
-  const args = [`--egress-proxy=${egressProxyPath}`, `--limits=${JSON.stringify(limits)}`];
+  const args = [`--egress-proxy=${toRunner(egressProxyPath)}`, `--limits=${JSON.stringify(limits)}`];
   if (settings.allowPrivateEgress) args.push("--allow-private-egress");
   if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
   // Not NODE_EXTRA_CA_CERTS: Node would load the certificates at every runner's start (~35 ms);
   // the runner's TLS loads them once, at its first connection that needs them.
-  if (ca) args.push(`--extra-ca-certs=${ca}`);
+  if (ca) args.push(`--extra-ca-certs=${toRunner(realpathSync(ca))}`);
   const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
   const idleCpuSampler = createIdleCpuSampler();
   const launch = createRunnerLauncher({
@@ -132,11 +175,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return [wrapped.command, wrapped.args];
     },
     env: {},
-    readPaths: (userId) => {
-      const accountDir = modules.accountDir(userId);
-      mkdirSync(accountDir, { recursive: true });
-      return [...codePaths, npm.dir + "/", accountDir + "/", egressDir + "/"];
-    },
+    places: placesOf,
+    user: runnerUser,
   });
   const pool = createProcessPool({
     launch,
@@ -168,14 +208,15 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     npm,
     pool,
     sandbox: settings.sandbox.mode,
-    isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
+    isolation: `sandbox ${settings.sandbox.mode}${runnerUser ? ` (runners as uid ${runnerUser.uid})` : ""}; ${processLimits.description}`,
     limitMechanisms: processLimits.mechanisms,
     egressProxyPath,
     ready,
+    warnings,
 
     async inspectComponent(input): Promise<ComponentMetadata> {
       const { userId } = input;
-      const entryPath = await modules.prepare(input);
+      const entryPath = await runnerModules.prepare(input);
       const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
       if (outcome.ok) return outcome.result as ComponentMetadata;
       const { failure } = outcome;
@@ -188,7 +229,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const base = { emits: [], logs: [], state: request.state };
       let entryPath: string;
       try {
-        entryPath = await modules.prepare(request);
+        entryPath = await runnerModules.prepare(request);
       } catch (error) {
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
         return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };
@@ -206,8 +247,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
-    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules, timeoutMs: defaultTimeoutMs }, input),
-    executeWorkflow: (request, options) => executeWorkflow({ pool, modules, timeoutMs: defaultTimeoutMs }, request, options),
+    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
+    executeWorkflow: (request, options) => executeWorkflow({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
 
     async close() {
       await pool.close();
@@ -215,6 +256,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       await processLimits.close();
       await egress.then((proxy) => proxy.close(), () => undefined);
       rmSync(egressDir, { recursive: true, force: true });
+      runnerUser?.close();
     },
   };
 }
@@ -234,6 +276,23 @@ function emitsOverLimits<T>(emits: T[], eventOf: (emit: T) => unknown, bytes: nu
     total += size;
   }
   return total > limits.maxEmitBytes ? `${total} bytes of events, over the limit of ${limits.maxEmitBytes} per execution` : undefined;
+}
+
+/** The npm cache whose every package folder is checked for links out of it before it is used. */
+function checkedNpm(npm: NpmCache, check: (packageDir: string) => void): NpmCache {
+  return {
+    ...npm,
+    install: async (name, version) => {
+      const dir = await npm.install(name, version);
+      check(dir);
+      return dir;
+    },
+    installResolved: async (name, range) => {
+      const resolved = await npm.installResolved(name, range);
+      check(resolved.dir);
+      return resolved;
+    },
+  };
 }
 
 /** The runner registry, also counting the processes it records and forgets. */

@@ -2,27 +2,31 @@
 // bubblewrap sandbox when that is the mode in force. Its file descriptor 3 is the channel to
 // the service (runner-channel.ts), stderr is kept for the cause of a crash. User code may write
 // to its own /tmp: the sandbox's capped tmpfs, or without the sandbox a temp folder of its own
-// that is removed with the runner.
+// that is removed with the runner. What the runner may read are its places (runner-places.ts):
+// bound at neutral paths in the sandbox, granted at their real paths without it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { permissionFlags } from "./node-flags.js";
 import { bwrapArguments } from "./sandbox/bwrap-arguments.js";
 import type { SandboxChoice } from "./sandbox/choose-sandbox.js";
+import { NEUTRAL, type RunnerPlace } from "./sandbox/runner-places.js";
 
 export interface RunnerLauncherOptions {
   sandbox: SandboxChoice;
-  /** The runner entry script (compiled JavaScript) and its arguments. */
+  /** The runner entry script (compiled JavaScript) and its arguments, as the runner sees them. */
   script: string;
   args: string[];
-  /** What an account's runner may read: files, and folders ending in "/". */
-  readPaths(key: string): string[];
+  /** What an account's runner may read. */
+  places(key: string): RunnerPlace[];
   /** The runner's environment besides TMPDIR: empty but for what Node reads at startup. */
   env: Record<string, string>;
   memoryMb: number;
   /** Size of the sandbox's /tmp. */
   tmpBytes: number;
+  /** Without the sandbox: the unprivileged user a root service runs runners as (runner-user.ts). */
+  user?: { uid: number; gid: number };
   /** Wraps the command (with the open-files cap); identity when absent. */
   wrap?(command: string, args: string[]): [string, string[]];
 }
@@ -37,10 +41,13 @@ export type LaunchRunner = (key: string) => LaunchedRunner;
 
 const STDIO: Array<"ignore" | "pipe"> = ["ignore", "ignore", "pipe", "pipe"];
 
+/** Permission-model grants: folders end in "/" (their contents). */
+const grants = (places: RunnerPlace[]) => places.map((place) => (place.folder ? `${place.runner}/` : place.runner));
+
 export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunner {
   const wrap = options.wrap ?? ((command: string, args: string[]): [string, string[]] => [command, args]);
-  const nodeArgs = (readPaths: string[], tmp: string) => [
-    ...permissionFlags(readPaths, [tmp]),
+  const nodeArgs = (places: RunnerPlace[], tmp: string) => [
+    ...permissionFlags(grants(places), [tmp]),
     `--max-old-space-size=${options.memoryMb}`,
     options.script,
     ...options.args,
@@ -49,23 +56,25 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
     return (key) => {
-      const readPaths = options.readPaths(key);
+      const places = options.places(key);
       const sandboxArgs = bwrapArguments({
-        readOnly: [process.execPath, ...readPaths.map((path) => path.replace(/\/$/, ""))],
+        binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...places],
         tmpBytes: options.tmpBytes,
         env: { ...options.env, TMPDIR: "/tmp" },
         unprivilegedIds,
         features: options.sandbox.features,
       });
-      const [command, args] = wrap("bwrap", [...sandboxArgs, process.execPath, ...nodeArgs(readPaths, "/tmp/"), "--sandbox=bwrap"]);
+      const [command, args] = wrap("bwrap", [...sandboxArgs, NEUTRAL.node, ...nodeArgs(places, "/tmp/"), "--sandbox=bwrap"]);
       return { child: spawn(command, args, { env: {}, stdio: STDIO }), cleanup: () => {} };
     };
   }
 
+  const { user } = options;
   return (key) => {
     const tmp = mkdtempSync(join(tmpdir(), "sluice-run-"));
-    const [command, args] = wrap(process.execPath, nodeArgs(options.readPaths(key), `${tmp}/`));
-    const child = spawn(command, args, { env: { ...options.env, TMPDIR: tmp }, stdio: STDIO, cwd: tmp });
+    if (user) chownSync(tmp, user.uid, user.gid);
+    const [command, args] = wrap(process.execPath, nodeArgs(options.places(key), `${tmp}/`));
+    const child = spawn(command, args, { env: { ...options.env, TMPDIR: tmp }, stdio: STDIO, cwd: tmp, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
     return { child, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
   };
 }

@@ -16,6 +16,7 @@ describe("choosing the sandbox", () => {
     const choice = chooseSandbox("auto", refused);
     assert.equal(choice.mode, "none");
     assert.match(choice.warning ?? "", /WITHOUT the OS sandbox: bwrap cannot create the sandbox here \(setting up uid map: Permission denied\)/);
+    assert.match(choice.warning ?? "", /Tenants are then NOT isolated from each other's data: every account's runner runs as the same host user/);
   });
 
   it("bwrap refuses to start without it, saying why (a configuration error: the CLI exits 2)", () => {

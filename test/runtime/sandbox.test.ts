@@ -110,15 +110,15 @@ for (const dialect of DIALECTS) for (const { mode, skip } of SANDBOX_MODES) {
 
     it("no child processes, no worker threads, no file reads outside the runner's folders", async () => {
       const dataFile = join(app.config.dataDir, "sluice.db");
-      // In the sandbox a folder that is not bound in is not there at all (ENOENT); a data
-      // directory under /tmp shows only the empty folders leading to the bound ones.
+      // In the sandbox a folder that is not bound in is not there at all (ENOENT).
       const hidden = mode === "bwrap" ? ["ERR_ACCESS_DENIED", "ENOENT"] : ["ERR_ACCESS_DENIED"];
       const cases: Array<[string, string[]]> = [
         [`require("child_process").execSync("id")`, ["ERR_ACCESS_DENIED"]],
         [`require("child_process").spawnSync("id")`, ["ERR_ACCESS_DENIED"]],
         [`new (require("worker_threads").Worker)("1", { eval: true })`, ["ERR_ACCESS_DENIED"]],
         [`require("fs").readFileSync("/etc/passwd")`, hidden],
-        [`if (require("fs").readdirSync(${JSON.stringify(app.config.dataDir)}).includes("sluice.db")) throw new Error("the database is visible")`, mode === "bwrap" ? ["ESCAPED"] : ["ERR_ACCESS_DENIED"]],
+        // In the sandbox the data directory's path is not there at all: runners see /sluice/... paths.
+        [`if (require("fs").readdirSync(${JSON.stringify(app.config.dataDir)}).includes("sluice.db")) throw new Error("the database is visible")`, mode === "bwrap" ? ["ENOENT"] : ["ERR_ACCESS_DENIED"]],
         [`require("fs").readFileSync(${JSON.stringify(dataFile)})`, hidden],
         // In the sandbox a write under /tmp lands in the runner's own tmpfs: the host's folder
         // stays untouched (checked below).
@@ -187,7 +187,8 @@ for (const dialect of DIALECTS) for (const { mode, skip } of SANDBOX_MODES) {
       const peek = await run(attempt(`require("fs").readdirSync(${JSON.stringify(theirFolder)})`));
       const refused = mode === "bwrap" ? ["ERR_ACCESS_DENIED", "ENOENT"] : ["ERR_ACCESS_DENIED"];
       assert.ok(refused.includes(peek.emits[0]?.event as string), JSON.stringify(peek.emits));
-      const ownFolder = await run(attempt(`require("fs").readdirSync(${JSON.stringify(join(app.config.dataDir, "runtime", "modules", userId))})`));
+      const ownPath = mode === "bwrap" ? `/sluice/runtime/modules/${userId}` : join(app.config.dataDir, "runtime", "modules", userId);
+      const ownFolder = await run(attempt(`require("fs").readdirSync(${JSON.stringify(ownPath)})`));
       assert.deepEqual(ownFolder.emits.map((e) => e.event), ["ESCAPED"], "its own folder is readable (the control)");
     });
 

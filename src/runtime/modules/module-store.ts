@@ -1,12 +1,14 @@
 // Prepares component code for a runner: one folder per account and code hash under the data
 // folder, holding the entry module, the files its relative imports fetched from component_url,
-// and a node_modules of links into the shared npm cache. A runner may read only its own
-// account's folder and the npm cache (see src/runtime/component-runner.ts). A component of a
+// and a node_modules of relative links into the shared npm cache, which the data directory's
+// `runtime` folder holds beside the modules: the links resolve alike on the host and where the
+// sandbox binds that layout at neutral paths. A runner may read only its own account's folder
+// and the npm cache (see src/runtime/component-runner.ts). A component of a
 // registry package needs no folder: it is loaded from the installed package (ADR 0026).
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
+import { chmod, mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type { CodeOrigin, PackageEntry } from "../code-runner.js";
 import { invalid } from "../../lib/errors.js";
 import { parseCodeUrl } from "./fetch-code.js";
@@ -23,6 +25,8 @@ export interface ModuleStore {
 
 const MAX_FILES = 100;
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+/** Part of every folder's hash: folders built with absolute links to the cache are not reused. */
+const LAYOUT = "relative-links";
 
 /** A folder name for an account id; ids are URL-safe already, anything else is hashed. */
 const safeName = (id: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : sha(id).slice(0, 32));
@@ -38,6 +42,8 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     await mkdir(accountDir, { recursive: true });
     const temp = await mkdtemp(join(accountDir, ".prepare-"));
     try {
+      // Readable by a root service's runners, which run as another user (runner-user.ts).
+      await chmod(temp, 0o755);
       const files = new Map<string, string>(); // module id or import key → local file name
       const links = new Map<string, string>(); // package name → installed folder
       // Files sent with the code win over its URL: they are what the code was written against.
@@ -49,7 +55,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       for (const [name, installed] of links) {
         const link = join(temp, "node_modules", name);
         await mkdir(dirname(link), { recursive: true });
-        if (!existsSync(link)) await symlink(installed, link, "dir");
+        if (!existsSync(link)) await symlink(relative(dirname(link), installed), link, "dir");
       }
       await writeFile(join(temp, ".ready"), "");
       try {
@@ -114,7 +120,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     let byUrl = hashes.get(code);
     let hash = byUrl?.get(codeUrl);
     if (hash === undefined) {
-      hash = sha(`${code}\u0000${codeUrl}`);
+      hash = sha(`${LAYOUT}\u0000${code}\u0000${codeUrl}`);
       if (hashes.size >= 1000) hashes.clear();
       if (!byUrl) hashes.set(code, (byUrl = new Map()));
       byUrl.set(codeUrl, hash);

@@ -1,7 +1,8 @@
 // The bubblewrap command line around one runner process. The runner sees an empty root with
-// only what it needs bound read-only at the same paths as outside (the system's libraries and
-// Node, the compiled runtime, the package cache, its account's module folder, the egress
-// proxy's socket folder), a size-capped tmpfs on /tmp, its own /proc and a minimal /dev. It gets
+// only what it needs bound read-only: the system's libraries at their own paths, and at neutral
+// paths under /sluice (runner-places.ts) Node, the compiled runtime, the package cache, its
+// account's module folder and the egress proxy's socket folder, so the host's layout (where the
+// data directory is) stays unseen; a size-capped tmpfs on /tmp, its own /proc and a minimal /dev. It gets
 // new user, pid, ipc, uts, cgroup and network namespaces: its network namespace has only its
 // own loopback interface, so its only way out is the egress proxy's Unix socket.
 import { lstatSync, readlinkSync } from "node:fs";
@@ -15,8 +16,8 @@ export interface BwrapFeatures {
 }
 
 export interface BwrapLayout {
-  /** Files and folders bound read-only at the same path inside. */
-  readOnly: string[];
+  /** Files and folders bound read-only: `host` (a real path) is seen at `runner` inside. */
+  binds: Array<{ host: string; runner: string }>;
   /** Size of the /tmp tmpfs in bytes. */
   tmpBytes: number;
   /** The whole environment of the runner. */
@@ -59,10 +60,8 @@ export function bwrapArguments(layout: BwrapLayout): string[] {
   for (const [name, value] of Object.entries(layout.env)) args.push("--setenv", name, value);
   args.push(...(cachedSystemBinds ??= systemBinds()));
   args.push("--proc", "/proc", "--dev", "/dev");
-  // /tmp before the binds: bound folders that live under /tmp (a data directory there) must
-  // be mounted on top of the new tmpfs, not hidden by it.
   if (layout.features.tmpfsSize) args.push("--size", String(layout.tmpBytes));
   args.push("--tmpfs", "/tmp", "--chdir", "/tmp");
-  for (const path of layout.readOnly) args.push("--ro-bind", path, path);
+  for (const { host, runner } of layout.binds) args.push("--ro-bind", host, runner);
   return args;
 }

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { ConfigError, type SandboxSetting } from "../../config.js";
 import { bwrapArguments, type BwrapFeatures } from "./bwrap-arguments.js";
+import { NEUTRAL } from "./runner-places.js";
 
 export type SandboxMode = "bwrap" | "none";
 
@@ -29,8 +30,8 @@ export function probeBwrap(nodePath: string = process.execPath): { features: Bwr
   }
   const text = `${help.stdout}${help.stderr}`;
   const features: BwrapFeatures = { tmpfsSize: text.includes("--size"), disableUserns: text.includes("--disable-userns") };
-  const args = bwrapArguments({ readOnly: [nodePath], tmpBytes: 1024 * 1024, env: {}, unprivilegedIds: process.getuid?.() === 0, features });
-  const probe = spawnSync("bwrap", [...args, nodePath, "-e", "0"], { encoding: "utf8", timeout: 10_000 });
+  const args = bwrapArguments({ binds: [{ host: nodePath, runner: NEUTRAL.node }], tmpBytes: 1024 * 1024, env: {}, unprivilegedIds: process.getuid?.() === 0, features });
+  const probe = spawnSync("bwrap", [...args, NEUTRAL.node, "-e", "0"], { encoding: "utf8", timeout: 10_000 });
   if (probe.error) return { features, failure: `a sandboxed runner could not start: ${probe.error.message}` };
   if (probe.status !== 0) {
     const said = (probe.stderr || "").trim().split("\n").slice(-2).join(" ") || `exit code ${probe.status ?? probe.signal}`;
@@ -44,5 +45,13 @@ export function chooseSandbox(setting: SandboxSetting, probe: typeof probeBwrap 
   const { features, failure } = probe();
   if (!failure) return { mode: "bwrap", features };
   if (setting === "bwrap") throw new SandboxUnavailableError(`SLUICE_SANDBOX=bwrap, but ${failure}`);
-  return { mode: "none", features, warning: `user code runs WITHOUT the OS sandbox: ${failure}. Set SLUICE_SANDBOX=none to accept this, or SLUICE_SANDBOX=bwrap to refuse to start without it` };
+  return {
+    mode: "none",
+    features,
+    warning:
+      `user code runs WITHOUT the OS sandbox: ${failure}. Tenants are then NOT isolated from each other's data: ` +
+      `every account's runner runs as the same host user on the host's file system and network, so one flaw in Node's permission model lets a tenant read other accounts' code and packages ` +
+      `(and, on a service not running as root, the database and secret.key with every account's credentials). ` +
+      `Set SLUICE_SANDBOX=none to accept this, or SLUICE_SANDBOX=bwrap to refuse to start without it`,
+  };
 }
