@@ -48,6 +48,8 @@ export interface Config {
   logLevel: string;
   /** How long a worker's claim on a job lasts without renewal; a crashed worker's jobs return after it. */
   queueLeaseSeconds: number;
+  /** Attempts a job gets before it is dead (kept for an operator to see and retry, never run again by itself). */
+  jobMaxAttempts: number;
   /** Seconds between comment lines that keep live tails (SSE) open. */
   sseKeepaliveSeconds: number;
   /** How runner processes are isolated: bwrap (bubblewrap), none, or auto (bwrap when it works). */
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
     queueLeaseSeconds: int(env, "SLUICE_QUEUE_LEASE_SECONDS", 60, 1),
+    jobMaxAttempts: int(env, "SLUICE_JOB_MAX_ATTEMPTS", 25, 1),
     sseKeepaliveSeconds: int(env, "SLUICE_SSE_KEEPALIVE_SECONDS", 15, 1),
     sandbox: oneOf(env, "SLUICE_SANDBOX", ["auto", "bwrap", "none"] as const, "auto"),
     maxEmitsPerRun: int(env, "SLUICE_MAX_EMITS_PER_RUN", 1000, 1),

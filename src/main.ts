@@ -67,6 +67,8 @@ export interface StartOptions {
   sandbox?: SandboxChoice;
   /** Called with a generated first API key; the CLI prints it once on stdout. */
   onBootstrapKey?: (apiKey: string) => void;
+  /** Delay before a failed job's next attempt, by the attempt that failed (tests make it short); exponential when absent. */
+  jobRetryBackoffMs?: (attempts: number) => number;
 }
 
 export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
@@ -84,7 +86,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   });
   const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey });
   metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
-  const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000 });
+  const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000, maxAttempts: config.jobMaxAttempts, retryBackoffMs: options.jobRetryBackoffMs });
   const runner = meteredRunner(
     createComponentRunner({
       ...runnerSettings(config, sandbox),

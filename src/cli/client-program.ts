@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import { deleteCommand } from "./commands/delete.js";
 import { deployCommand } from "./commands/deploy.js";
+import { jobCommands } from "./commands/jobs.js";
 import { describeCommand } from "./commands/describe.js";
 import { devCommand } from "./commands/dev.js";
 import { eventCommands } from "./commands/events.js";
@@ -19,7 +20,7 @@ Server commands:
   serve [--role api|worker|scheduler|all]        run Sluice
   users create --username NAME --email ADDRESS [--plan free|paid]
 
-The registry commands use the admin API when SLUICE_API_URL and SLUICE_ADMIN_TOKEN are set,
+The registry and jobs commands use the admin API when SLUICE_API_URL and SLUICE_ADMIN_TOKEN are set,
 and otherwise the database the environment names, as \`users create\` does.
 
 The client commands talk to SLUICE_API_URL with SLUICE_API_KEY, or to what \`sluice login\` stored.`;
@@ -32,7 +33,7 @@ export function clientProgram(): Command {
     .showHelpAfterError("(see --help)")
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text.replace(/^error: /, "sluice: ")) });
-  for (const add of [loginCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand, registryCommands]) add(program);
+  for (const add of [loginCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand, registryCommands, jobCommands]) add(program);
   return program;
 }
 

@@ -170,6 +170,10 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   }
 
   queue.handle(DELIVERY_JOB, run, {
+    // A delivery's own schedule decides when it has failed for good (settle): its attempts come
+    // on top of the queue's maximum, which then bounds only what the schedule does not see (a
+    // handler that throws, a worker that dies, a listener kind nobody handles).
+    maxAttempts: ctx.config.webhookRetryScheduleSeconds.length + 1 + ctx.config.jobMaxAttempts,
     concurrency: options.concurrency ?? WORKER_CONCURRENCY,
     perKeyConcurrency: options.perListenerConcurrency ?? PER_LISTENER_CONCURRENCY,
     onClaimed: (payload: { deliveryId: string }) => deliveries.prefetch(payload.deliveryId),

@@ -15,6 +15,7 @@ import { installJsonParser } from "./json-body.js";
 import { installProjection } from "./projection.js";
 import { formatValidationErrors, installEmptyBodyDefault, installNulGuard, installValidation } from "./validation.js";
 import { adminRoutes } from "./routes/admin.js";
+import { adminJobRoutes } from "./routes/admin-jobs.js";
 import { healthRoutes } from "./routes/health.js";
 import { authenticatedRoutes } from "./routes/index.js";
 import { sourceEndpoints } from "./routes/source-endpoints.js";
@@ -88,6 +89,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
       requireAdminToken(scope, config.adminToken, authFailures, () => services.ctx.clock.now());
       installNulGuard(scope, ["query", "body"]);
       await scope.register(adminRoutes, { services });
+      await scope.register(adminJobRoutes, { services });
     },
     { prefix: "/v1/admin" },
   );

@@ -11,6 +11,7 @@ import type { Database, JobsTable } from "../store/schema.js";
 import type { HandleOptions, Job, JobHandler, JobLease, JobQueue, NewJob } from "./job-queue.js";
 import { createBatcher } from "./batcher.js";
 import { completeJobs } from "./complete-jobs.js";
+import { buryJob } from "./dead-jobs.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
 import { registerLocalWorker, type LocalWorker } from "./local-handoff.js";
@@ -28,11 +29,17 @@ export interface QueueOptions {
   pollMs?: number;
   /** Concurrency of a type registered without one. */
   defaultConcurrency?: number;
+  /** Attempts a job of a type registered without its own maximum gets before it is dead (SLUICE_JOB_MAX_ATTEMPTS). */
+  maxAttempts?: number;
+  /** Delay before the next attempt of a job whose handler threw, by the attempt that failed (errorBackoffMs). */
+  retryBackoffMs?: (attempts: number) => number;
 }
 
 interface Registration {
   handler: JobHandler;
   concurrency: number;
+  /** A job claimed for a later attempt than this is dead, and so is one that fails or asks for another at it. */
+  maxAttempts: number;
   /** Claimed jobs of this type held by this worker (running or waiting for their key). */
   running: number;
   /** Per concurrency key: at most this many run at once (0: no limit). */
@@ -60,6 +67,8 @@ interface Registration {
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
+/** SLUICE_JOB_MAX_ATTEMPTS's default (DESIGN §11): at the backoff's ten-minute cap, about three hours of tries. */
+export const DEFAULT_MAX_ATTEMPTS = 25;
 /**
  * How many leased jobs a type may hold waiting for a place, per place. Without a line, under
  * a load that fills every place, each job past them was inserted free, and from then on every
@@ -117,6 +126,8 @@ export class DbJobQueue implements JobQueue {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly defaultConcurrency: number;
+  private readonly maxAttempts: number;
+  private readonly retryBackoffMs: (attempts: number) => number;
 
   /** Finished jobs are deleted in groups; each still only while this worker holds its lease. */
   private readonly finished = createBatcher<JobLease>((leases) => completeJobs(this.options.db, leases));
@@ -125,6 +136,8 @@ export class DbJobQueue implements JobQueue {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollMs = options.pollMs ?? 2_000;
     this.defaultConcurrency = options.defaultConcurrency ?? 16;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.retryBackoffMs = options.retryBackoffMs ?? errorBackoffMs;
   }
 
   enqueue(db: Kysely<Database>, jobs: NewJob[]): Promise<void> {
@@ -135,6 +148,7 @@ export class DbJobQueue implements JobQueue {
     this.handlers.set(type, {
       handler,
       concurrency: options.concurrency ?? this.defaultConcurrency,
+      maxAttempts: options.maxAttempts ?? this.maxAttempts,
       running: 0,
       perKey: options.perKeyConcurrency ?? 0,
       runningByKey: new Map(),
@@ -473,22 +487,42 @@ export class DbJobQueue implements JobQueue {
       if (Number(result.numDeletedRows) !== 1) throw new Error(`job ${row.id} is no longer leased by this worker`);
       completedByHandler = true;
     };
+    // Claimed for one attempt more than its type allows: the attempt before neither finished nor
+    // failed, its lease ran out (its worker died or lost the job, perhaps to this very job).
+    // Running it again could kill this worker too; it is dead instead.
+    if (row.attempts > registration.maxAttempts) {
+      const lastError = `attempt ${row.attempts - 1} of ${registration.maxAttempts} never finished (its lease ran out: the worker died or lost the job)${row.last_error ? `; the error before: ${row.last_error}` : ""}`;
+      await this.bury(row, token, lastError).catch((error) => this.options.logger.error({ err: error, jobId: row.id }, "could not move a dead job out of the queue"));
+      return;
+    }
     const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete, releaseKey, lease: { id: row.id, token } };
     let outcome: Awaited<ReturnType<JobHandler>>;
     try {
       outcome = await registration.handler(job);
     } catch (error) {
       const err = toError(error);
-      if (this.running) this.options.logger.warn({ err, jobId: row.id, type: row.type }, "job failed; will retry");
-      await this.reschedule(row, token, this.options.clock.now() + errorBackoffMs(row.attempts), err.message).catch(() => undefined);
+      const last = row.attempts >= registration.maxAttempts;
+      if (this.running) this.options.logger.warn({ err, jobId: row.id, type: row.type, attempts: row.attempts }, last ? "job failed" : "job failed; will retry");
+      const failed = last ? this.bury(row, token, err.message) : this.reschedule(row, token, this.options.clock.now() + this.retryBackoffMs(row.attempts), err.message);
+      await failed.catch(() => undefined);
       return;
     }
     try {
-      if (outcome && "retryAt" in outcome) await this.reschedule(row, token, outcome.retryAt, null);
+      if (outcome && "retryAt" in outcome) {
+        if (row.attempts >= registration.maxAttempts) await this.bury(row, token, `asked for another attempt after attempt ${row.attempts} of ${registration.maxAttempts}`);
+        else await this.reschedule(row, token, outcome.retryAt, null);
+      }
       else if (!completedByHandler && !(outcome && "completed" in outcome)) await this.finished.add({ id: row.id, token });
     } catch (error) {
       // The lease runs out and the job is retried: at least once, never lost.
       if (this.running) this.options.logger.error({ err: error, jobId: row.id }, "could not finish job");
+    }
+  }
+
+  /** Takes a job that used up its attempts out of the queue (dead-jobs.ts), for an operator to see and retry. */
+  private async bury(row: JobsTable, token: string, lastError: string): Promise<void> {
+    if (await buryJob(this.options.db, { id: row.id, token }, lastError, this.options.clock.now())) {
+      this.options.logger.error({ jobId: row.id, type: row.type, attempts: row.attempts, lastError }, "job is dead: no attempts left (see GET /v1/admin/jobs?state=dead)");
     }
   }
 

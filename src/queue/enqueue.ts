@@ -45,6 +45,11 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     last_error: null,
     created_at: now,
   }));
+  await enqueueRows(db, rows, now);
+}
+
+/** Writes whole job rows (new ones, or dead ones sent back) and starts or wakes their workers. */
+export async function enqueueRows(db: Kysely<Database>, rows: JobsTable[], now: number): Promise<void> {
   // Handed to this process's worker only where the transaction's outcome can be told (none,
   // or one with a scope): a job taken in a transaction that then rolled back would hold its
   // worker's place until its lease ran out.

@@ -57,6 +57,12 @@ export interface HandleOptions {
   concurrency?: number;
   perKeyConcurrency?: number;
   /**
+   * Attempts a job of this type gets, in place of the queue's (SLUICE_JOB_MAX_ATTEMPTS): once
+   * used up, a job that throws, asks for another attempt, or was claimed after its lease ran
+   * out is dead. For types with a retry schedule of their own (webhook deliveries).
+   */
+  maxAttempts?: number;
+  /**
    * Called with the payload of every job as soon as this worker claims it, before it may have
    * to wait for its key: lets a handler start reading what the job will need (one query for
    * all of a claim's jobs), so a freed place under a key goes to a job that is ready to run.

@@ -193,6 +193,19 @@ export interface JobsTable {
   created_at: number;
 }
 
+/** A job that used up its attempts: out of the queue until an operator retries it. */
+export interface DeadJobsTable {
+  id: string;
+  type: string;
+  payload: string; // JSON
+  user_id: string | null;
+  concurrency_key: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  died_at: number;
+}
+
 export interface DeliveriesTable {
   id: string;
   user_id: string;
@@ -241,6 +254,7 @@ export interface Database {
   events: EventsTable;
   workflows: WorkflowsTable;
   jobs: JobsTable;
+  dead_jobs: DeadJobsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   emitter_storage: EmitterStorageTable;

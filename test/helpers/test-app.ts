@@ -36,7 +36,7 @@ let counter = 0;
 export async function startTestApp(
   dialect: DialectName,
   overrides: Partial<Config> = {},
-  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"] } = {},
+  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"]; jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"] } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const config: Config = {
@@ -56,6 +56,7 @@ export async function startTestApp(
     roles: options.roles,
     clock: options.clock,
     logger: options.logger ?? pino({ level: config.logLevel }),
+    jobRetryBackoffMs: options.jobRetryBackoffMs,
   });
   const origin = sluice.url ?? "";
   const baseUrl = `${origin}/v1`;

@@ -15,14 +15,14 @@ import { addPackageDirectly, listPackagesDirectly } from "../registry-direct.js"
 import type { JsonOption } from "./common.js";
 
 /** The admin API, when the environment names a server and its admin token. */
-function adminClient(): ApiClient | undefined {
+export function adminClient(): ApiClient | undefined {
   const url = process.env.SLUICE_API_URL;
   const token = process.env.SLUICE_ADMIN_TOKEN;
   return url && token ? new ApiClient({ apiUrl: normalizeApiUrl(url), apiKey: token }) : undefined;
 }
 
 /** What the domain refused, worded as the server would have. */
-async function direct<T>(run: () => Promise<T>): Promise<T> {
+export async function direct<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

@@ -6,6 +6,7 @@ import type { Ctx } from "../context.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
+import { chargedEvenIfStoringFails } from "../usage/charge-execution.js";
 import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
@@ -78,13 +79,16 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ...result.logs.map((log) => ({ stream: "$logs", event: { level: log.level, message: log.message } })),
     ];
     if (result.error) events.push(errorEvent(result.error, request.event));
-    const refused = files && result.dir ? await applySourceFileChanges(ctx, source.id, files, result.dir) : undefined;
+    // The code ran: should storing what it did fail, it is still counted (charge-execution.ts).
+    const charge = { userId: source.userId, computeMs: result.durationMs };
+    const refused = files && result.dir ? await chargedEvenIfStoringFails(ctx, charge, () => applySourceFileChanges(ctx, source.id, files, result.dir!)) : undefined;
     if (refused) events.push(errorEvent({ name: "SourceFilesError", message: refused, stack: `SourceFilesError: ${refused}` }, request.event));
     // Executions finishing close together share one transaction (group commit); each still
     // returns only after its own results are committed.
-    const stored = await retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
+    const stored = await chargedEvenIfStoringFails(ctx, charge, () => retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
       await request.inTransaction?.(tx);
       const now = ctx.clock.now();
+      await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too, and one of a source deleted meanwhile
       if (stateful) {
         const updated = await tx
           .updateTable("sources")
@@ -93,9 +97,8 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
           .executeTakeFirst();
         if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
       }
-      await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too
       return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
-    }));
+    })));
     if (stored.length > 0) ctx.liveEvents.announce([source.id]);
     for (const event of stored) ctx.metrics.eventEmitted("source", event.stream);
     // A source deleted while it ran must not keep the files this execution wrote back.

@@ -15,6 +15,7 @@ import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } fro
 import { parseSteps } from "./workflow-view.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { quotaExceeded } from "../usage/quota.js";
+import { chargedEvenIfStoringFails } from "../usage/charge-execution.js";
 import { recordUsage } from "../usage/record-usage.js";
 
 export interface WorkflowDeps {
@@ -77,7 +78,8 @@ export async function runWorkflow(
   // One transaction: the results, the usage (one invocation and its compute time, like a
   // source execution) and the completion of the job or delivery that started the run, so a
   // crash can neither lose the results nor run the workflow again after they were stored.
-  await retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
+  // Should storing fail, the run is still counted (charge-execution.ts).
+  await chargedEvenIfStoringFails(ctx, { userId: workflow.user_id, computeMs: result.durationMs }, () => retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
     await input.inTransaction?.(db);
     await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
     await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events, limits: ctx.eventLimits });
@@ -85,7 +87,7 @@ export async function runWorkflow(
       const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
       await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
     }
-  }));
+  })));
   if (events.length > 0) ctx.liveEvents.announce([workflow.id]);
   for (const event of events) ctx.metrics.eventEmitted("workflow", event.stream);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));

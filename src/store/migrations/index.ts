@@ -15,6 +15,7 @@ import * as apphooks from "./012-apphooks.js";
 import * as oauthRefreshLease from "./013-oauth-refresh-lease.js";
 import * as inboundEmail from "./014-inbound-email.js";
 import * as registryPackages from "./015-registry-packages.js";
+import * as deadJobs from "./016-dead-jobs.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   "013-oauth-refresh-lease": oauthRefreshLease,
   "014-inbound-email": inboundEmail,
   "015-registry-packages": registryPackages,
+  "016-dead-jobs": deadJobs,
 };
