@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
-import { createEgressProxy, type EgressProxyOptions } from "../egress/egress-proxy.js";
+import type { ChildProcess } from "node:child_process";
+import { buildEgressProxy, type EgressDoor, type EgressProxyOptions } from "../egress/egress-proxy.js";
 import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
@@ -16,7 +17,7 @@ import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
 import { createRunnerLimits, type RunnerLimits } from "./limits/runner-limits.js";
-import { createRunnerLauncher } from "./runner-launcher.js";
+import { createRunnerLauncher, type LaunchRunner } from "./runner-launcher.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
@@ -42,9 +43,11 @@ export interface ComponentRunner extends CodeRunner {
   isolation: string;
   /** How each runner's memory (Buffers included) and CPU time are held here. */
   limitMechanisms: RunnerLimits["mechanisms"];
-  /** The egress proxy's Unix socket, the runners' only way out (the sandbox binds its folder). */
-  egressProxyPath: string;
-  /** Settles once the egress proxy listens; rejects when it could not start. */
+  /** The folder of the egress proxy's doors: each runner's own Unix socket, its only way out. */
+  egressDoorsDir: string;
+  /** Open egress tunnels of an account. */
+  tunnelCount(userId: string): number;
+  /** Settles once the egress proxy is up. */
   ready: Promise<void>;
 }
 
@@ -68,8 +71,10 @@ export interface RunnerSettings {
   onRunnerCount?(delta: number): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
-  /** Name resolution and timeouts of the egress proxy (tests answer DNS themselves). */
-  egress?: Partial<Pick<EgressProxyOptions, "lookup" | "resolver" | "connectTimeoutMs">>;
+  /** Open egress tunnels an account's runners may hold at once (SLUICE_MAX_TUNNELS_PER_ACCOUNT). */
+  maxTunnelsPerAccount?: number;
+  /** Name resolution, timeouts and host addresses of the egress proxy (tests answer DNS themselves). */
+  egress?: Partial<Pick<EgressProxyOptions, "lookup" | "resolver" | "connectTimeoutMs" | "tunnelIdleMs" | "hostAddresses">>;
 }
 
 export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSettings {
@@ -84,6 +89,7 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
     maxThreads: config.runMaxThreads,
     maxOpenFiles: config.runMaxOpenFiles,
+    maxTunnelsPerAccount: config.maxTunnelsPerAccount,
   };
 }
 
@@ -103,17 +109,16 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const registry = createRunnerRegistry(join(runtimeData, "runners"), script);
   registry.reapOrphans();
   // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the
-  // uid of a sandboxed runner) may pass through it to the socket but not list it.
+  // uid of a sandboxed runner) may pass through it to a door but not list it.
   const egressDir = mkdtempSync(join(tmpdir(), "sluice-egress-"));
   chmodSync(egressDir, 0o711);
-  const egressProxyPath = join(egressDir, "egress.sock");
-  // The socket is bound before this returns (listen binds synchronously), so runners started
-  // right away find it; `ready` reports a proxy that could not start.
-  const egress = createEgressProxy({ ...settings.egress, socketPath: egressProxyPath, allowPrivateEgress: settings.allowPrivateEgress });
-  const ready = egress.then(() => undefined);
-  ready.catch(() => {});
+  // Each runner gets a door of its own (bound before launch returns: listen binds synchronously),
+  // so the proxy knows whose tunnel it opens: counted per account, closed with the execution.
+  const egress = buildEgressProxy({ ...settings.egress, doorsDir: egressDir, allowPrivateEgress: settings.allowPrivateEgress, maxTunnelsPerAccount: settings.maxTunnelsPerAccount });
+  const doors = new WeakMap<ChildProcess, EgressDoor>();
+  const ready = egress.listening;
   const { limits } = settings;
-  const args = [`--egress-proxy=${egressProxyPath}`, `--limits=${JSON.stringify(limits)}`];
+  const args = [`--limits=${JSON.stringify(limits)}`];
   if (settings.allowPrivateEgress) args.push("--allow-private-egress");
   if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
   // Not NODE_EXTRA_CA_CERTS: Node would load the certificates at every runner's start (~35 ms);
@@ -121,7 +126,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   if (ca) args.push(`--extra-ca-certs=${ca}`);
   const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
   const idleCpuSampler = createIdleCpuSampler();
-  const launch = createRunnerLauncher({
+  const launchRunner = createRunnerLauncher({
     sandbox: settings.sandbox,
     script,
     args,
@@ -135,9 +140,26 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     readPaths: (userId) => {
       const accountDir = modules.accountDir(userId);
       mkdirSync(accountDir, { recursive: true });
-      return [...codePaths, npm.dir + "/", accountDir + "/", egressDir + "/"];
+      return [...codePaths, npm.dir + "/", accountDir + "/"];
     },
   });
+  const launch: LaunchRunner = (userId) => {
+    const door = egress.openDoor(userId);
+    try {
+      const launched = launchRunner(userId, { args: [`--egress-proxy=${door.path}`], readPaths: [door.dir + "/"] });
+      doors.set(launched.child, door);
+      return {
+        child: launched.child,
+        cleanup: () => {
+          door.close();
+          launched.cleanup();
+        },
+      };
+    } catch (error) {
+      door.close();
+      throw error;
+    }
+  };
   const pool = createProcessPool({
     launch,
     registry: settings.onRunnerCount ? countingRegistry(registry, settings.onRunnerCount) : registry,
@@ -148,6 +170,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       onIdleCpu: (userId, ms) => settings.onIdleCompute?.(userId, ms),
     },
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
+    onExecutionEnd: (child, queued) => doors.get(child)?.endExecution(queued),
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
       const check = resultChecks[type];
@@ -170,7 +193,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     sandbox: settings.sandbox.mode,
     isolation: `sandbox ${settings.sandbox.mode}; ${processLimits.description}`,
     limitMechanisms: processLimits.mechanisms,
-    egressProxyPath,
+    egressDoorsDir: egressDir,
+    tunnelCount: (userId) => egress.tunnelCount(userId),
     ready,
 
     async inspectComponent(input): Promise<ComponentMetadata> {
@@ -213,7 +237,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       await pool.close();
       idleCpuSampler.close();
       await processLimits.close();
-      await egress.then((proxy) => proxy.close(), () => undefined);
+      await egress.close();
       rmSync(egressDir, { recursive: true, force: true });
     },
   };

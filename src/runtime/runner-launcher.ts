@@ -33,23 +33,31 @@ export interface LaunchedRunner {
   cleanup(): void;
 }
 
-export type LaunchRunner = (key: string) => LaunchedRunner;
+/** What one runner gets beyond its account's: arguments and paths to read (its egress door). */
+export interface RunnerExtras {
+  args: string[];
+  readPaths: string[];
+}
+
+export type LaunchRunner = (key: string, extras?: RunnerExtras) => LaunchedRunner;
 
 const STDIO: Array<"ignore" | "pipe"> = ["ignore", "ignore", "pipe", "pipe"];
 
 export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunner {
   const wrap = options.wrap ?? ((command: string, args: string[]): [string, string[]] => [command, args]);
-  const nodeArgs = (readPaths: string[], tmp: string) => [
+  const nodeArgs = (readPaths: string[], tmp: string, extras: RunnerExtras | undefined) => [
     ...permissionFlags(readPaths, [tmp]),
     `--max-old-space-size=${options.memoryMb}`,
     options.script,
     ...options.args,
+    ...(extras?.args ?? []),
   ];
+  const readPathsOf = (key: string, extras: RunnerExtras | undefined) => [...options.readPaths(key), ...(extras?.readPaths ?? [])];
 
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
-    return (key) => {
-      const readPaths = options.readPaths(key);
+    return (key, extras) => {
+      const readPaths = readPathsOf(key, extras);
       const sandboxArgs = bwrapArguments({
         readOnly: [process.execPath, ...readPaths.map((path) => path.replace(/\/$/, ""))],
         tmpBytes: options.tmpBytes,
@@ -57,14 +65,14 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
         unprivilegedIds,
         features: options.sandbox.features,
       });
-      const [command, args] = wrap("bwrap", [...sandboxArgs, process.execPath, ...nodeArgs(readPaths, "/tmp/"), "--sandbox=bwrap"]);
+      const [command, args] = wrap("bwrap", [...sandboxArgs, process.execPath, ...nodeArgs(readPaths, "/tmp/", extras), "--sandbox=bwrap"]);
       return { child: spawn(command, args, { env: {}, stdio: STDIO }), cleanup: () => {} };
     };
   }
 
-  return (key) => {
+  return (key, extras) => {
     const tmp = mkdtempSync(join(tmpdir(), "sluice-run-"));
-    const [command, args] = wrap(process.execPath, nodeArgs(options.readPaths(key), `${tmp}/`));
+    const [command, args] = wrap(process.execPath, nodeArgs(readPathsOf(key, extras), `${tmp}/`, extras));
     const child = spawn(command, args, { env: { ...options.env, TMPDIR: tmp }, stdio: STDIO, cwd: tmp });
     return { child, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
   };
