@@ -144,6 +144,11 @@ describe("egress tunnels", () => {
   });
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+/** Waits for `condition`, failing after `ms` (a bound, not a pause: it returns as soon as it holds). */
+async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${condition.toString()}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
