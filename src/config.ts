@@ -34,6 +34,8 @@ export interface Config {
   trustProxy: boolean;
   /** Open live tails (SSE) per account. */
   maxSsePerAccount: number;
+  /** Open egress tunnels (CONNECT through the egress proxy) an account's runners may hold at once. */
+  maxTunnelsPerAccount: number;
   /** Named streams one emitter may have besides the default stream, $errors and $logs. */
   maxStreamsPerEmitter: number;
   /** Bytes of stored events an account may hold. */
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailuresPerMinute: int(env, "SLUICE_AUTH_FAILURES_PER_MINUTE", 60, 1),
     trustProxy: bool(env, "SLUICE_TRUST_PROXY"),
     maxSsePerAccount: int(env, "SLUICE_MAX_SSE_PER_ACCOUNT", 50, 1),
+    maxTunnelsPerAccount: int(env, "SLUICE_MAX_TUNNELS_PER_ACCOUNT", 64, 1),
     maxStreamsPerEmitter: int(env, "SLUICE_MAX_STREAMS_PER_EMITTER", 20, 1),
     accountStorageBytes: int(env, "SLUICE_ACCOUNT_STORAGE_MB", 1024, 1) * 1024 * 1024,
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,

@@ -5,7 +5,8 @@
 // costs the service far less CPU per request than node:http's client.
 import { Agent, type Dispatcher } from "undici";
 import { BoundedCache } from "../lib/bounded-cache.js";
-import { guardedLookup, refusedLiteralHost } from "../egress/egress-guard.js";
+import { guardedLookup, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "../egress/egress-guard.js";
+import { systemHostAddresses } from "../egress/host-addresses.js";
 import { parseRetryAfter } from "./retry-policy.js";
 import { signatureHeader } from "./signature.js";
 
@@ -56,15 +57,18 @@ export interface WebhookSender {
 export interface WebhookSenderOptions {
   allowPrivateEgress: boolean;
   timeoutMs?: number;
+  /** The host's own addresses, refused like private ones (this thread's reader of the interfaces by default). */
+  hostAddresses?: AddressSet;
 }
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const hostAddresses = options.hostAddresses ?? systemHostAddresses();
   // No limit of connections per origin: the queue already caps deliveries in flight per
   // webhook, and two webhooks on one host must not wait for each other. Redirects are not
   // followed (undici's default, maxRedirections 0).
   const agent = new Agent({
-    connect: { lookup: guardedLookup(options.allowPrivateEgress) as never, timeout: timeoutMs },
+    connect: { lookup: guardedLookup(options.allowPrivateEgress, hostAddresses) as never, timeout: timeoutMs },
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS,
     headersTimeout: timeoutMs,
@@ -79,6 +83,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const elapsed = () => Math.round(performance.now() - started);
     const target = targets.get(request.url, parseTarget);
     if ("error" in target) return { durationMs: 0, error: target.error };
+    // The host's addresses change, so a literal is checked against them at each send, not cached.
+    const refused = target.literal !== undefined && refusedLiteralHost(target.literal, options.allowPrivateEgress, hostAddresses);
+    if (refused) return { durationMs: 0, error: refused.message };
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": "Sluice-Webhooks/1",
@@ -105,7 +112,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   };
 }
 
-type Target = { origin: string; path: string } | { error: string };
+type Target = { origin: string; path: string; literal?: string } | { error: string };
 
 /**
  * Where a webhook URL sends to, or why it cannot be sent to. Parsed and checked once per URL
@@ -124,7 +131,7 @@ function targetOf(raw: string, allowPrivateEgress: boolean): Target {
   if (url.protocol !== "http:" && url.protocol !== "https:") return { error: `unsupported protocol ${url.protocol}` };
   const refused = refusedLiteralHost(url.hostname, allowPrivateEgress);
   if (refused) return { error: refused.message };
-  return { origin: url.origin, path: url.pathname + url.search };
+  return { origin: url.origin, path: url.pathname + url.search, literal: normalizeHostLiteral(url.hostname) };
 }
 
 /**

@@ -4,7 +4,7 @@
 // whole answer unless private egress is allowed, so DNS cannot map the private network.
 import dns from "node:dns";
 import type { ServerResponse } from "node:http";
-import { EgressRefusedError, isForbiddenAddress, normalizeHostLiteral } from "./egress-guard.js";
+import { EgressRefusedError, isForbiddenAddress, normalizeHostLiteral, type AddressSet } from "./egress-guard.js";
 import { failureOf, failureHeaders, type EgressFailure } from "./egress-failure.js";
 import { DNS_LOOKUP_PATH, DNS_LOOKUP_SERVICE_PATH, DNS_RESOLVE_PATH, DNS_REVERSE_PATH, type DnsFailureBody } from "./egress-protocol.js";
 import { resolveTarget, type LookupFunction } from "./egress-target.js";
@@ -22,6 +22,7 @@ export interface DnsSettings {
   allowPrivate: boolean;
   lookup: LookupFunction;
   resolver: EgressResolver;
+  hostAddresses: AddressSet;
 }
 
 export const RRTYPES = new Set(["A", "AAAA", "ANY", "CAA", "CNAME", "MX", "NAPTR", "NS", "PTR", "SOA", "SRV", "TXT"]);
@@ -59,29 +60,29 @@ function hostParam(url: URL): string {
   return host;
 }
 
-function addressParam(url: URL, allowPrivate: boolean): string {
+function addressParam(url: URL, { allowPrivate, hostAddresses }: DnsSettings): string {
   const address = normalizeHostLiteral(param(url, "address"));
   if (address === undefined) throw new BadQuery("address must be an IP address");
-  if (!allowPrivate && isForbiddenAddress(address)) throw new EgressRefusedError(address, address);
+  if (!allowPrivate && isForbiddenAddress(address, hostAddresses)) throw new EgressRefusedError(address, address);
   return address;
 }
 
 /** Refuses an answer naming a forbidden address (A, AAAA and ANY records carry them). */
-function checkRecords(host: string, records: unknown, allowPrivate: boolean): void {
+function checkRecords(host: string, records: unknown, { allowPrivate, hostAddresses }: DnsSettings): void {
   if (allowPrivate || !Array.isArray(records)) return;
   for (const record of records) {
     const address = typeof record === "string" ? record : (record as { address?: unknown })?.address;
-    if (typeof address === "string" && isForbiddenAddress(address)) throw new EgressRefusedError(host, address);
+    if (typeof address === "string" && isForbiddenAddress(address, hostAddresses)) throw new EgressRefusedError(host, address);
   }
 }
 
 async function answer(settings: DnsSettings, url: URL): Promise<unknown> {
-  const { allowPrivate, resolver } = settings;
+  const { allowPrivate, resolver, hostAddresses } = settings;
   switch (url.pathname) {
     case DNS_LOOKUP_PATH: {
       const family = Number(url.searchParams.get("family") ?? 0);
       if (family !== 0 && family !== 4 && family !== 6) throw new BadQuery("family must be 0, 4 or 6");
-      return { addresses: await resolveTarget(hostParam(url), { allowPrivate, lookup: settings.lookup, family }) };
+      return { addresses: await resolveTarget(hostParam(url), { allowPrivate, lookup: settings.lookup, family, hostAddresses }) };
     }
     case DNS_RESOLVE_PATH: {
       const host = hostParam(url);
@@ -89,13 +90,13 @@ async function answer(settings: DnsSettings, url: URL): Promise<unknown> {
       if (!RRTYPES.has(rrtype)) throw new BadQuery("unsupported rrtype");
       const ttl = url.searchParams.get("ttl") === "1";
       const records = ttl && rrtype === "A" ? await resolver.resolve4(host, { ttl }) : ttl && rrtype === "AAAA" ? await resolver.resolve6(host, { ttl }) : await resolver.resolve(host, rrtype);
-      if (rrtype === "A" || rrtype === "AAAA" || rrtype === "ANY") checkRecords(host, records, allowPrivate);
+      if (rrtype === "A" || rrtype === "AAAA" || rrtype === "ANY") checkRecords(host, records, settings);
       return { records };
     }
     case DNS_REVERSE_PATH:
-      return { hostnames: await resolver.reverse(addressParam(url, allowPrivate)) };
+      return { hostnames: await resolver.reverse(addressParam(url, settings)) };
     case DNS_LOOKUP_SERVICE_PATH: {
-      const address = addressParam(url, allowPrivate);
+      const address = addressParam(url, settings);
       const port = Number(param(url, "port"));
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BadQuery("malformed port");
       return resolver.lookupService ? await resolver.lookupService(address, port) : await dns.promises.lookupService(address, port);

@@ -3,7 +3,7 @@
 // a header, so the runner can rebuild the error Node itself would have raised.
 import type { OutgoingHttpHeaders } from "node:http";
 import { EgressRefusedError } from "./egress-guard.js";
-import { ADDRESS_HEADER, EGRESS_REFUSED, ERROR_HEADER, SYSCALL_HEADER } from "./egress-protocol.js";
+import { ADDRESS_HEADER, EGRESS_REFUSED, EGRESS_TUNNEL_LIMIT, ERROR_HEADER, SYSCALL_HEADER, TUNNEL_LIMIT_HEADER, TUNNEL_LIMIT_MESSAGE } from "./egress-protocol.js";
 import { ResolveError } from "./egress-target.js";
 
 export interface EgressFailure {
@@ -12,9 +12,11 @@ export interface EgressFailure {
   syscall?: string;
   address?: string;
   message: string;
+  /** The account's cap of open tunnels, on a EGRESS_TUNNEL_LIMIT failure. */
+  limit?: number;
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 431: "Request Header Fields Too Large", 502: "Bad Gateway", 504: "Gateway Timeout" };
+const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 502: "Bad Gateway", 504: "Gateway Timeout" };
 
 /** The code of a network error; Node's AggregateError (several addresses tried) has its first. */
 function codeOf(error: unknown): string | undefined {
@@ -32,6 +34,10 @@ export function failureOf(error: unknown): EgressFailure {
   return { status: code === "ETIMEDOUT" ? 504 : 502, code, syscall: "connect", message };
 }
 
+export function tunnelLimit(limit: number): EgressFailure {
+  return { status: 429, code: EGRESS_TUNNEL_LIMIT, limit, message: `${TUNNEL_LIMIT_MESSAGE} (at most ${limit}, SLUICE_MAX_TUNNELS_PER_ACCOUNT)` };
+}
+
 export function badRequest(message: string, status = 400): EgressFailure {
   return { status, code: status === 431 ? "HEADERS_TOO_LARGE" : "BAD_REQUEST", message };
 }
@@ -40,6 +46,7 @@ export function failureHeaders(failure: EgressFailure): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { [ERROR_HEADER]: failure.code, "content-type": "text/plain; charset=utf-8", connection: "close" };
   if (failure.syscall) headers[SYSCALL_HEADER] = failure.syscall;
   if (failure.address) headers[ADDRESS_HEADER] = failure.address;
+  if (failure.limit !== undefined) headers[TUNNEL_LIMIT_HEADER] = String(failure.limit);
   return headers;
 }
 

@@ -4,12 +4,14 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { pipeline } from "node:stream";
 import { badRequest, failureHeaders, failureOf, type EgressFailure } from "./egress-failure.js";
+import type { AddressSet } from "./egress-guard.js";
 import { connectHost, parseHostPort, pinnedLookup, resolveTarget, type LookupFunction } from "./egress-target.js";
 
 export interface ForwardSettings {
   allowPrivate: boolean;
   lookup: LookupFunction;
   connectTimeoutMs: number;
+  hostAddresses: AddressSet;
 }
 
 // Headers of one hop (RFC 9110 §7.6.1), never passed on, plus any the Connection header names.
@@ -40,7 +42,7 @@ export async function handleForward(settings: ForwardSettings, req: IncomingMess
   if (!target) return respondFailure(res, badRequest("malformed host or port"));
   let addresses;
   try {
-    addresses = await resolveTarget(target.host, { allowPrivate: settings.allowPrivate, lookup: settings.lookup });
+    addresses = await resolveTarget(target.host, { allowPrivate: settings.allowPrivate, lookup: settings.lookup, hostAddresses: settings.hostAddresses });
   } catch (error) {
     return respondFailure(res, failureOf(error));
   }

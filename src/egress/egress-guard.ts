@@ -1,5 +1,6 @@
-// Egress guard (a layer below delivery and runtime): refuses outbound connections to loopback, private, link-local, metadata and
-// other non-public addresses (SSRF protection). Used by the webhook sender and, inside the
+// Egress guard (a layer below delivery and runtime): refuses outbound connections to loopback, private, link-local, metadata,
+// documentation and other non-public addresses, and to the host's own interface addresses
+// when the caller passes them in (SSRF protection). Used by the webhook sender and, inside the
 // sandboxed runner processes, by user code's network access — so it imports only node:dns.
 //
 // Two checks are needed because Node skips DNS for IP literals: `normalizeHostLiteral` +
@@ -150,7 +151,10 @@ const FORBIDDEN_V4: Array<[number, number]> = [
   [v4(172, 16, 0, 0), 12], // private
   [v4(192, 0, 0, 0), 24], // IETF protocol assignments
   [v4(192, 168, 0, 0), 16], // private
+  [v4(192, 0, 2, 0), 24], // documentation (TEST-NET-1)
   [v4(198, 18, 0, 0), 15], // benchmarking
+  [v4(198, 51, 100, 0), 24], // documentation (TEST-NET-2)
+  [v4(203, 0, 113, 0), 24], // documentation (TEST-NET-3)
   [v4(224, 0, 0, 0), 4], // multicast
   [v4(240, 0, 0, 0), 4], // reserved, includes broadcast 255.255.255.255
 ];
@@ -179,14 +183,41 @@ function isForbiddenV6(g: number[]): boolean {
 }
 
 /**
- * True when connecting to `ip` must be refused. Accepts any spelling normalizeHostLiteral
- * accepts. Input that is not an IP address at all is refused too (fail closed): resolve names
- * first, or use guardedLookup.
+ * Addresses refused besides the fixed ranges: the host's own interfaces (host-addresses.ts),
+ * as canonical text (normalizeHostLiteral). Held by the service side and passed in, so that
+ * this file stays free of anything but parsing and classification for the runner.
  */
-export function isForbiddenAddress(ip: string): boolean {
+export interface AddressSet {
+  has(address: string): boolean;
+}
+
+/** The IPv4 address an IPv6 address stands for (mapped, NAT64, 6to4), else undefined. */
+function embeddedV4(g: number[]): number | undefined {
+  const firstFiveZero = g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0;
+  if (firstFiveZero && g[5] === 0xffff) return low32(g);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0) return low32(g);
+  if (g[0] === 0x2002) return g[1]! * 65536 + g[2]!;
+  return undefined;
+}
+
+function isHostAddress(parsed: Parsed, hostAddresses: AddressSet): boolean {
+  if (parsed.family === 4) return hostAddresses.has(formatIPv4(parsed.value));
+  if (hostAddresses.has(formatIPv6(parsed.groups))) return true;
+  const inner = embeddedV4(parsed.groups);
+  return inner !== undefined && hostAddresses.has(formatIPv4(inner));
+}
+
+/**
+ * True when connecting to `ip` must be refused: a fixed range above, or one of
+ * `hostAddresses` (in any spelling, IPv4 also inside an IPv6 address). Accepts any spelling
+ * normalizeHostLiteral accepts. Input that is not an IP address at all is refused too (fail
+ * closed): resolve names first, or use guardedLookup.
+ */
+export function isForbiddenAddress(ip: string, hostAddresses?: AddressSet): boolean {
   const parsed = parseLiteral(ip);
   if (!parsed) return true;
-  return parsed.family === 4 ? isForbiddenV4(parsed.value) : isForbiddenV6(parsed.groups);
+  if (parsed.family === 4 ? isForbiddenV4(parsed.value) : isForbiddenV6(parsed.groups)) return true;
+  return hostAddresses !== undefined && isHostAddress(parsed, hostAddresses);
 }
 
 // ---------------------------------------------------------------- resolution
@@ -200,7 +231,7 @@ type LookupOptions = { family?: number | "IPv4" | "IPv6"; all?: boolean; hints?:
  * with EgressRefusedError when any resolved address is forbidden. Any forbidden address fails
  * the whole lookup, so a name resolving to a mix cannot be used to reach the private one.
  */
-export function guardedLookup(allowPrivate: boolean) {
+export function guardedLookup(allowPrivate: boolean, hostAddresses?: AddressSet) {
   return function lookup(hostname: string, options: number | LookupOptions | LookupCallback, callback?: LookupCallback): void {
     let opts: LookupOptions;
     if (typeof options === "function") {
@@ -216,7 +247,7 @@ export function guardedLookup(allowPrivate: boolean) {
     dns.lookup(hostname, { ...opts, all: true } as dns.LookupAllOptions, (err, addresses) => {
       if (err) return done(err, wantAll ? [] : "");
       if (!allowPrivate) {
-        const bad = addresses.find((a) => isForbiddenAddress(a.address));
+        const bad = addresses.find((a) => isForbiddenAddress(a.address, hostAddresses));
         if (bad) return done(new EgressRefusedError(hostname, bad.address) as NodeJS.ErrnoException, wantAll ? [] : "");
       }
       if (wantAll) return done(null, addresses);
@@ -236,10 +267,10 @@ export function guardedLookup(allowPrivate: boolean) {
  * guarded lookup never sees them): the refusal when the literal is forbidden, else undefined.
  * Every egress path (service fetches, webhooks, user code) applies it.
  */
-export function refusedLiteralHost(host: string, allowPrivate: boolean): EgressRefusedError | undefined {
+export function refusedLiteralHost(host: string, allowPrivate: boolean, hostAddresses?: AddressSet): EgressRefusedError | undefined {
   if (allowPrivate) return undefined;
   const literal = normalizeHostLiteral(host);
-  return literal !== undefined && isForbiddenAddress(literal) ? new EgressRefusedError(host, literal) : undefined;
+  return literal !== undefined && isForbiddenAddress(literal, hostAddresses) ? new EgressRefusedError(host, literal) : undefined;
 }
 
 /**
@@ -247,16 +278,16 @@ export function refusedLiteralHost(host: string, allowPrivate: boolean): EgressR
  * resolve to a forbidden address. Connect through guardedLookup as well, because the name may
  * resolve differently by the time the connection is made.
  */
-export async function assertEgressAllowed(url: URL, allowPrivate: boolean): Promise<void> {
+export async function assertEgressAllowed(url: URL, allowPrivate: boolean, hostAddresses?: AddressSet): Promise<void> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Error(`egress only over http or https, not ${url.protocol}`);
   }
   if (allowPrivate) return;
   const host = url.hostname;
-  const refused = refusedLiteralHost(host, allowPrivate);
+  const refused = refusedLiteralHost(host, allowPrivate, hostAddresses);
   if (refused) throw refused;
   if (normalizeHostLiteral(host) !== undefined) return;
   const addresses = await dns.promises.lookup(host, { all: true });
-  const bad = addresses.find((a) => isForbiddenAddress(a.address));
+  const bad = addresses.find((a) => isForbiddenAddress(a.address, hostAddresses));
   if (bad) throw new EgressRefusedError(host, bad.address);
 }

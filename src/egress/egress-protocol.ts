@@ -14,6 +14,11 @@ export const FAMILY_HEADER = "x-sluice-family";
  */
 export const ACK_HEADER = "x-sluice-ack";
 export const ACK_BYTE = 0x06;
+/**
+ * On CONNECT from a runner: the id of the execution running when the tunnel was asked for. The
+ * tunnel is closed when that execution ends (an id the runner is not running closes at once).
+ */
+export const EXECUTION_HEADER = "x-sluice-execution";
 /** On a failure: the cause as a Node error code (EGRESS_REFUSED, ENOTFOUND, ECONNREFUSED…). */
 export const ERROR_HEADER = "x-sluice-egress-error";
 /** On a failure: the step that failed, named like Node's `syscall` (getaddrinfo, connect…). */
@@ -23,6 +28,11 @@ export const DNS_LOOKUP_PATH = "/dns/lookup";
 export const DNS_RESOLVE_PATH = "/dns/resolve";
 export const DNS_REVERSE_PATH = "/dns/reverse";
 export const DNS_LOOKUP_SERVICE_PATH = "/dns/lookup-service";
+
+/** A CONNECT past the account's cap of open tunnels; TUNNEL_LIMIT_HEADER carries the cap. */
+export const EGRESS_TUNNEL_LIMIT = "EGRESS_TUNNEL_LIMIT";
+export const TUNNEL_LIMIT_HEADER = "x-sluice-tunnel-limit";
+export const TUNNEL_LIMIT_MESSAGE = "too many egress tunnels open for this account";
 
 /** The refusal code of the egress guard (EgressRefusedError#code). */
 export const EGRESS_REFUSED = "EGRESS_REFUSED";

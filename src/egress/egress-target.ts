@@ -4,7 +4,7 @@
 // resolve to something else between the check and the connect.
 import type { LookupAddress, LookupAllOptions } from "node:dns";
 import dns from "node:dns";
-import { EgressRefusedError, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "./egress-guard.js";
+import { EgressRefusedError, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "./egress-guard.js";
 
 /** A dns.lookup-compatible function; only the `{ all: true }` form is used. */
 export type LookupFunction = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
@@ -51,6 +51,8 @@ export interface ResolveOptions {
   allowPrivate: boolean;
   lookup: LookupFunction;
   family?: 0 | 4 | 6;
+  /** The host's own addresses, refused like the fixed ranges (host-addresses.ts). */
+  hostAddresses: AddressSet;
 }
 
 /**
@@ -59,7 +61,7 @@ export interface ResolveOptions {
  * ResolveError when the name does not resolve.
  */
 export async function resolveTarget(host: string, options: ResolveOptions): Promise<LookupAddress[]> {
-  const refused = refusedLiteralHost(host, options.allowPrivate);
+  const refused = refusedLiteralHost(host, options.allowPrivate, options.hostAddresses);
   if (refused) throw refused;
   const literal = normalizeHostLiteral(host);
   if (literal !== undefined) return [{ address: literal, family: literal.includes(":") ? 6 : 4 }];
@@ -71,7 +73,7 @@ export async function resolveTarget(host: string, options: ResolveOptions): Prom
   });
   if (addresses.length === 0) throw new ResolveError("ENOTFOUND", host);
   if (!options.allowPrivate) {
-    const bad = addresses.find((a) => isForbiddenAddress(a.address));
+    const bad = addresses.find((a) => isForbiddenAddress(a.address, options.hostAddresses));
     if (bad) throw new EgressRefusedError(host, bad.address);
   }
   return addresses;

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
-import { createEgressProxy, type EgressProxyOptions } from "../egress/egress-proxy.js";
+import type { ChildProcess } from "node:child_process";
+import { buildEgressProxy, type EgressDoor, type EgressProxyOptions } from "../egress/egress-proxy.js";
 import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
@@ -16,7 +17,7 @@ import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
 import { createRunnerLimits, type RunnerLimits } from "./limits/runner-limits.js";
-import { createRunnerLauncher } from "./runner-launcher.js";
+import { createRunnerLauncher, type LaunchRunner } from "./runner-launcher.js";
 import { createPackageLinkGuard } from "./sandbox/link-check.js";
 import { NEUTRAL, neutralPlace, samePlace, toRunnerPath, type RunnerPlace } from "./sandbox/runner-places.js";
 import { needsRunnerUser, prepareRunnerUser, type AppFile } from "./sandbox/runner-user.js";
@@ -53,9 +54,11 @@ export interface ComponentRunner extends CodeRunner {
   isolation: string;
   /** How each runner's memory (Buffers included) and CPU time are held here. */
   limitMechanisms: RunnerLimits["mechanisms"];
-  /** The egress proxy's Unix socket, the runners' only way out (the sandbox binds its folder). */
-  egressProxyPath: string;
-  /** Settles once the egress proxy listens; rejects when it could not start. */
+  /** The folder of the egress proxy's doors: each runner's own Unix socket, its only way out. */
+  egressDoorsDir: string;
+  /** Open egress tunnels of an account. */
+  tunnelCount(userId: string): number;
+  /** Settles once the egress proxy is up. */
   ready: Promise<void>;
   /** What the service should log as warnings at start (package folders removed from the cache). */
   warnings: string[];
@@ -81,8 +84,10 @@ export interface RunnerSettings {
   onRunnerCount?(delta: number): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
-  /** Name resolution and timeouts of the egress proxy (tests answer DNS themselves). */
-  egress?: Partial<Pick<EgressProxyOptions, "lookup" | "resolver" | "connectTimeoutMs">>;
+  /** Open egress tunnels an account's runners may hold at once (SLUICE_MAX_TUNNELS_PER_ACCOUNT). */
+  maxTunnelsPerAccount?: number;
+  /** Name resolution, timeouts and host addresses of the egress proxy (tests answer DNS themselves). */
+  egress?: Partial<Pick<EgressProxyOptions, "lookup" | "resolver" | "connectTimeoutMs" | "tunnelIdleMs" | "hostAddresses">>;
 }
 
 export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSettings {
@@ -97,6 +102,7 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
     maxThreads: config.runMaxThreads,
     maxOpenFiles: config.runMaxOpenFiles,
+    maxTunnelsPerAccount: config.maxTunnelsPerAccount,
   };
 }
 
@@ -121,21 +127,15 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
   const ca = settings.extraCaCertsFile;
   // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the
-  // uid of a sandboxed runner) may pass through it to the socket but not list it.
+  // uid of a sandboxed runner) may pass through it to a door but not list it.
   const egressDir = realpathSync(mkdtempSync(join(tmpdir(), "sluice-egress-")));
   chmodSync(egressDir, 0o711);
-  const egressProxyPath = join(egressDir, "egress.sock");
 
   // Where the runner finds each thing: neutral paths in the sandbox, real ones without it (the
   // unprivileged user's copy of the runtime for a root service).
   const place = (path: string, neutral: string, folder: boolean): RunnerPlace => (bwrap ? neutralPlace(path, neutral, folder) : samePlace(path, folder));
   const appPlaces = runnerCode().map(({ host, relative }) => place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runtime"));
-  const sharedPlaces = [
-    ...appPlaces,
-    ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []),
-    place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true),
-    place(egressDir, NEUTRAL.egress, true),
-  ];
+  const sharedPlaces = [...appPlaces, ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []), place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true)];
   const placesOf = (userId: string): RunnerPlace[] => {
     const accountDir = modules.accountDir(userId);
     mkdirSync(accountDir, { recursive: true });
@@ -150,13 +150,13 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const script = toRunner(realpathSync(join(runnerUser ? join(runnerUser.appRoot, "src", "runtime") : RUNTIME_DIR, "child", "runner-entry.js")));
   const registry = createRunnerRegistry(join(dataRuntime, "runners"), RUNNER_ENTRY);
   registry.reapOrphans();
-  // The socket is bound before this returns (listen binds synchronously), so runners started
-  // right away find it; `ready` reports a proxy that could not start.
-  const egress = createEgressProxy({ ...settings.egress, socketPath: egressProxyPath, allowPrivateEgress: settings.allowPrivateEgress });
-  const ready = egress.then(() => undefined);
-  ready.catch(() => {});
+  // Each runner gets a door of its own (bound before launch returns: listen binds synchronously),
+  // so the proxy knows whose tunnel it opens: counted per account, closed with the execution.
+  const egress = buildEgressProxy({ ...settings.egress, doorsDir: egressDir, allowPrivateEgress: settings.allowPrivateEgress, maxTunnelsPerAccount: settings.maxTunnelsPerAccount });
+  const doors = new WeakMap<ChildProcess, EgressDoor>();
+  const ready = egress.listening;
   const { limits } = settings;
-  const args = [`--egress-proxy=${toRunner(egressProxyPath)}`, `--limits=${JSON.stringify(limits)}`];
+  const args = [`--limits=${JSON.stringify(limits)}`];
   if (settings.allowPrivateEgress) args.push("--allow-private-egress");
   if (settings.withoutInProcessGuard) args.push("--without-in-process-guard");
   // Not NODE_EXTRA_CA_CERTS: Node would load the certificates at every runner's start (~35 ms);
@@ -164,7 +164,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   if (ca) args.push(`--extra-ca-certs=${toRunner(realpathSync(ca))}`);
   const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
   const idleCpuSampler = createIdleCpuSampler();
-  const launch = createRunnerLauncher({
+  const launchRunner = createRunnerLauncher({
     sandbox: settings.sandbox,
     script,
     args,
@@ -178,6 +178,24 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     places: placesOf,
     user: runnerUser,
   });
+  const launch: LaunchRunner = (userId) => {
+    const door = egress.openDoor(userId);
+    try {
+      const doorPlace = place(door.dir, NEUTRAL.egress, true);
+      const launched = launchRunner(userId, { args: [`--egress-proxy=${toRunnerPath([doorPlace], door.path)}`], places: [doorPlace] });
+      doors.set(launched.child, door);
+      return {
+        child: launched.child,
+        cleanup: () => {
+          door.close();
+          launched.cleanup();
+        },
+      };
+    } catch (error) {
+      door.close();
+      throw error;
+    }
+  };
   const pool = createProcessPool({
     launch,
     registry: settings.onRunnerCount ? countingRegistry(registry, settings.onRunnerCount) : registry,
@@ -188,6 +206,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       onIdleCpu: (userId, ms) => settings.onIdleCompute?.(userId, ms),
     },
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
+    onExecutionEnd: (child, queued) => doors.get(child)?.endExecution(queued),
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
       const check = resultChecks[type];
@@ -210,7 +229,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     sandbox: settings.sandbox.mode,
     isolation: `sandbox ${settings.sandbox.mode}${runnerUser ? ` (runners as uid ${runnerUser.uid})` : ""}; ${processLimits.description}`,
     limitMechanisms: processLimits.mechanisms,
-    egressProxyPath,
+    egressDoorsDir: egressDir,
+    tunnelCount: (userId) => egress.tunnelCount(userId),
     ready,
     warnings,
 
@@ -254,7 +274,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       await pool.close();
       idleCpuSampler.close();
       await processLimits.close();
-      await egress.then((proxy) => proxy.close(), () => undefined);
+      await egress.close();
       rmSync(egressDir, { recursive: true, force: true });
       runnerUser?.close();
     },

@@ -30,6 +30,11 @@ export interface ProcessPoolOptions {
   idleMs?: number;
   /** How long a runner beyond maxIdlePerKey may stay idle before it is stopped. */
   extraIdleMs?: number;
+  /**
+   * Called when a runner's execution ended (done, failed) and it lives on: `queued` are the ids
+   * of the executions it still has, the next of which may already run.
+   */
+  onExecutionEnd?(child: ChildProcess, queued: ReadonlySet<number>): void;
   /** Called when a runner is started (for tests and metrics). */
   onSpawn?(key: string, pid: number | undefined): void;
   /** About how long a job may wait behind others in its runner (BATCH_BUDGET_MS by default). */
@@ -242,6 +247,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     else head.settle({ ok: false, failure: errorFailure(message.error), validation: message.error.validation });
     // After asking to be recycled the child starts nothing more: the rest go elsewhere.
     if (message.recycle) return kill(runner, {});
+    options.onExecutionEnd?.(runner.child, new Set(runner.inflight.map((job) => job.id)));
     if (runner.inflight.length > 0) {
       startHead(runner);
       if (backlog.has(runner.key)) scheduleDispatch(); // room for more behind the new head

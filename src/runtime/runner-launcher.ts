@@ -37,7 +37,13 @@ export interface LaunchedRunner {
   cleanup(): void;
 }
 
-export type LaunchRunner = (key: string) => LaunchedRunner;
+/** What one runner gets beyond its account's: arguments and places to read (its egress door). */
+export interface RunnerExtras {
+  args: string[];
+  places: RunnerPlace[];
+}
+
+export type LaunchRunner = (key: string, extras?: RunnerExtras) => LaunchedRunner;
 
 const STDIO: Array<"ignore" | "pipe"> = ["ignore", "ignore", "pipe", "pipe"];
 
@@ -46,17 +52,19 @@ const grants = (places: RunnerPlace[]) => places.map((place) => (place.folder ? 
 
 export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunner {
   const wrap = options.wrap ?? ((command: string, args: string[]): [string, string[]] => [command, args]);
-  const nodeArgs = (places: RunnerPlace[], tmp: string) => [
+  const nodeArgs = (places: RunnerPlace[], tmp: string, extras: RunnerExtras | undefined) => [
     ...permissionFlags(grants(places), [tmp]),
     `--max-old-space-size=${options.memoryMb}`,
     options.script,
     ...options.args,
+    ...(extras?.args ?? []),
   ];
+  const placesOf = (key: string, extras: RunnerExtras | undefined) => [...options.places(key), ...(extras?.places ?? [])];
 
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
-    return (key) => {
-      const places = options.places(key);
+    return (key, extras) => {
+      const places = placesOf(key, extras);
       const sandboxArgs = bwrapArguments({
         binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...places],
         tmpBytes: options.tmpBytes,
@@ -64,16 +72,16 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
         unprivilegedIds,
         features: options.sandbox.features,
       });
-      const [command, args] = wrap("bwrap", [...sandboxArgs, NEUTRAL.node, ...nodeArgs(places, "/tmp/"), "--sandbox=bwrap"]);
+      const [command, args] = wrap("bwrap", [...sandboxArgs, NEUTRAL.node, ...nodeArgs(places, "/tmp/", extras), "--sandbox=bwrap"]);
       return { child: spawn(command, args, { env: {}, stdio: STDIO }), cleanup: () => {} };
     };
   }
 
   const { user } = options;
-  return (key) => {
+  return (key, extras) => {
     const tmp = mkdtempSync(join(tmpdir(), "sluice-run-"));
     if (user) chownSync(tmp, user.uid, user.gid);
-    const [command, args] = wrap(process.execPath, nodeArgs(options.places(key), `${tmp}/`));
+    const [command, args] = wrap(process.execPath, nodeArgs(placesOf(key, extras), `${tmp}/`, extras));
     const child = spawn(command, args, { env: { ...options.env, TMPDIR: tmp }, stdio: STDIO, cwd: tmp, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
     return { child, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
   };

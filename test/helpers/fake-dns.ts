@@ -5,8 +5,12 @@ import type { LookupAddress } from "node:dns";
 import type { EgressResolver } from "../../src/egress/egress-dns.js";
 import type { LookupFunction } from "../../src/egress/egress-target.js";
 
-/** A documentation address: answered by the fake DNS, never dialled. */
-export const PUBLIC_ADDRESS = "198.51.100.7";
+/**
+ * An address the guard lets through (the documentation ranges are refused, so they cannot stand
+ * in for a public address): only ever answered by the fake DNS, never dialled. 192.88.99.0/24
+ * was the 6to4 relay anycast prefix, deprecated (RFC 7526).
+ */
+export const PUBLIC_ADDRESS = "192.88.99.7";
 
 export interface DnsTable {
   /** Answers of getaddrinfo (lookup) by name. */

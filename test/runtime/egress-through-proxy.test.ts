@@ -231,7 +231,8 @@ describe("user code's network through the egress proxy", () => {
   });
 
   it("listening is refused outside the sandbox (inside it, its own network namespace hides it), and Unix sockets (the proxy's own included) stay closed", async () => {
-    const proxyPath = (open.sluice.services.runner as ComponentRunner).egressProxyPath;
+    // Another runner's door: a fresh one of the proxy's doors folder stands for it.
+    const proxyPath = (open.sluice.services.runner as ComponentRunner).egressDoorsDir + "/door/egress.sock";
     for (const app of [open, closed]) {
       const refused = app.sluice.services.runner.sandbox === "bwrap" ? undefined : "ERR_ACCESS_DENIED";
       assert.equal((await run(app, `require("http").createServer().listen(0)`)).code, refused);

@@ -7,7 +7,8 @@
 // never carry the request's secrets; the caller still scrubs them of every credential value.
 import http from "node:http";
 import https from "node:https";
-import { assertEgressAllowed, EgressRefusedError, guardedLookup } from "../../egress/egress-guard.js";
+import { assertEgressAllowed, EgressRefusedError, guardedLookup, type AddressSet } from "../../egress/egress-guard.js";
+import { systemHostAddresses } from "../../egress/host-addresses.js";
 
 export const TOKEN_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -34,7 +35,14 @@ export interface TokenGrant {
   refreshToken?: string;
 }
 
-export async function requestTokenRefresh(request: RefreshRequest, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<TokenGrant> {
+export interface TokenRequestOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** The host's own addresses, refused like private ones (the system's interfaces by default). */
+  hostAddresses?: AddressSet;
+}
+
+export async function requestTokenRefresh(request: RefreshRequest, options: TokenRequestOptions): Promise<TokenGrant> {
   let url: URL;
   try {
     url = new URL(request.tokenUrl);
@@ -55,7 +63,7 @@ export async function requestTokenRefresh(request: RefreshRequest, options: { al
   }
   let answer: { status: number; body: string };
   try {
-    await assertEgressAllowed(url, options.allowPrivate);
+    await assertEgressAllowed(url, options.allowPrivate, options.hostAddresses ?? systemHostAddresses());
     answer = await post(url, form.toString(), headers, options);
   } catch (error) {
     throw new OAuthRefreshError(`${where} could not be reached: ${networkReason(error, options.timeoutMs ?? TOKEN_TIMEOUT_MS)}`);
@@ -73,11 +81,11 @@ function networkReason(error: unknown, timeoutMs: number): string {
   return code ?? "network error";
 }
 
-function post(url: URL, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<{ status: number; body: string }> {
+function post(url: URL, body: string, headers: Record<string, string>, options: TokenRequestOptions): Promise<{ status: number; body: string }> {
   const client = url.protocol === "https:" ? https : http;
   const timeoutMs = options.timeoutMs ?? TOKEN_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, lookup: guardedLookup(options.allowPrivate) as never, timeout: timeoutMs }, (response) => {
+    const request = client.request(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, lookup: guardedLookup(options.allowPrivate, options.hostAddresses ?? systemHostAddresses()) as never, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {

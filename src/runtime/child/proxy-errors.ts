@@ -3,7 +3,7 @@
 // guard's EgressRefusedError for a refusal, so code written against plain Node handles them.
 import { getSystemErrorMap } from "node:util";
 import { EgressRefusedError } from "../../egress/egress-guard.js";
-import { ADDRESS_HEADER, EGRESS_REFUSED, ERROR_HEADER, SYSCALL_HEADER } from "../../egress/egress-protocol.js";
+import { ADDRESS_HEADER, EGRESS_REFUSED, EGRESS_TUNNEL_LIMIT, ERROR_HEADER, SYSCALL_HEADER, TUNNEL_LIMIT_HEADER, TUNNEL_LIMIT_MESSAGE } from "../../egress/egress-protocol.js";
 
 export interface ProxyReply {
   status: number;
@@ -42,8 +42,17 @@ export function systemError(code: string, syscall: string, details: { hostname?:
 export function connectError(reply: ProxyReply, host: string, port: number): Error {
   const code = reply.headers.get(ERROR_HEADER) ?? `EGRESS_PROXY_${reply.status}`;
   if (code === EGRESS_REFUSED) return new EgressRefusedError(host, reply.headers.get(ADDRESS_HEADER));
+  if (code === EGRESS_TUNNEL_LIMIT) return tunnelLimitError(reply, host, port);
   const syscall = reply.headers.get(SYSCALL_HEADER) ?? "connect";
   return systemError(code, syscall, syscall === "getaddrinfo" ? { hostname: host } : { address: host, port });
+}
+
+/** The account holds as many tunnels as it may: no Node error fits, so the message says it all. */
+function tunnelLimitError(reply: ProxyReply, host: string, port: number): NodeJS.ErrnoException {
+  const limit = reply.headers.get(TUNNEL_LIMIT_HEADER);
+  const error: NodeJS.ErrnoException = new Error(`connect to ${host}:${port} refused: ${TUNNEL_LIMIT_MESSAGE}${limit ? ` (at most ${limit})` : ""}; close connections no longer needed`);
+  Object.assign(error, { code: EGRESS_TUNNEL_LIMIT, syscall: "connect", address: host, port });
+  return error;
 }
 
 /** The proxy was not reachable or answered something that is not a proxy answer. */

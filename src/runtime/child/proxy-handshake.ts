@@ -12,7 +12,8 @@
 // the proxy's ack is written and `connect` is emitted, releasing the queued writes.
 import { isIP, type Socket } from "node:net";
 import net from "node:net";
-import { ACK_BYTE, ACK_HEADER, ADDRESS_HEADER, FAMILY_HEADER, PORT_HEADER } from "../../egress/egress-protocol.js";
+import { ACK_BYTE, ACK_HEADER, ADDRESS_HEADER, EXECUTION_HEADER, FAMILY_HEADER, PORT_HEADER } from "../../egress/egress-protocol.js";
+import { currentExecution } from "./current-execution.js";
 import { connectError, parseReplyHead, proxyUnavailable, type ProxyReply } from "./proxy-errors.js";
 
 export interface TunnelTarget {
@@ -85,7 +86,9 @@ export function connectThroughProxy(socket: Socket, target: TunnelTarget, callba
 
   function requestTunnel(): void {
     const family = target.family ? `${FAMILY_HEADER}: ${target.family}\r\n` : "";
-    const request = `CONNECT ${authority(target)} HTTP/1.1\r\nhost: ${authority(target)}\r\n${ACK_HEADER}: 1\r\n${family}\r\n`;
+    const id = currentExecution();
+    const execution = id !== undefined ? `${EXECUTION_HEADER}: ${id}\r\n` : "";
+    const request = `CONNECT ${authority(target)} HTTP/1.1\r\nhost: ${authority(target)}\r\n${ACK_HEADER}: 1\r\n${family}${execution}\r\n`;
     writeGeneric.call(s, false, request, "latin1", (err) => err && fail(err));
     // Back to connecting: user writes keep waiting for the real `connect`.
     s.connecting = true;

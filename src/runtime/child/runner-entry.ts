@@ -4,6 +4,7 @@
 // egress proxy, installs the console capture, then serves requests from the service one at a
 // time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
+import { setCurrentExecution } from "./current-execution.js";
 import { egressSettings, installEgressGuard } from "./egress.js";
 import { errorData } from "./execute.js";
 import { harden } from "./harden.js";
@@ -59,6 +60,7 @@ async function serve(message: RequestMessage): Promise<void> {
     return;
   }
   current = message.id;
+  setCurrentExecution(message.id);
   try {
     const result = await handler(message.payload, { emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }) });
     if (current === message.id) send({ id: message.id, type: "done", result });
@@ -66,6 +68,9 @@ async function serve(message: RequestMessage): Promise<void> {
     if (current === message.id) send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError } });
   } finally {
     if (current === message.id) current = undefined;
+    // Tunnels asked for from here on (a timer left running) are no execution's: the service
+    // closes them when the next execution ends, if not before.
+    setCurrentExecution(current);
   }
 }
 

@@ -3,7 +3,8 @@
 // are checked after resolution by the guarded lookup the connection itself uses.
 import http from "node:http";
 import https from "node:https";
-import { assertEgressAllowed, guardedLookup } from "../../egress/egress-guard.js";
+import { assertEgressAllowed, guardedLookup, type AddressSet } from "../../egress/egress-guard.js";
+import { systemHostAddresses } from "../../egress/host-addresses.js";
 import { ServiceError, invalid } from "../../lib/errors.js";
 
 const MAX_CODE_BYTES = 2 * 1024 * 1024;
@@ -30,22 +31,29 @@ export function parseCodeUrl(url: string): URL {
 }
 
 /** Fetches the text at `url`: a VALIDATION error when it cannot be had (bad URL, refused, non-2xx). */
-export async function fetchComponentCode(url: string, options: { allowPrivate: boolean }): Promise<string> {
+export interface FetchCodeOptions {
+  allowPrivate: boolean;
+  /** The host's own addresses, refused like private ones (the system's interfaces by default). */
+  hostAddresses?: AddressSet;
+}
+
+export async function fetchComponentCode(url: string, options: FetchCodeOptions): Promise<string> {
   const found = await fetchCodeIfFound(url, options);
   if (found === undefined) throw invalid(`could not fetch ${url}: HTTP 404`);
   return found;
 }
 
 /** As fetchComponentCode, but undefined when the server has no such file (404 or 410). */
-export async function fetchCodeIfFound(url: string, options: { allowPrivate: boolean }): Promise<string | undefined> {
+export async function fetchCodeIfFound(url: string, options: FetchCodeOptions): Promise<string | undefined> {
+  const hostAddresses = options.hostAddresses ?? systemHostAddresses();
   let target = parseCodeUrl(url);
   for (let redirects = 0; ; redirects++) {
     try {
-      await assertEgressAllowed(target, options.allowPrivate);
+      await assertEgressAllowed(target, options.allowPrivate, hostAddresses);
     } catch (error) {
       throw invalid(`could not fetch ${url}: ${(error as Error).message}`);
     }
-    const result = await get(target, options.allowPrivate).catch((error: Error) => {
+    const result = await get(target, options.allowPrivate, hostAddresses).catch((error: Error) => {
       throw invalid(`could not fetch ${url}: ${error.message}`);
     });
     if (result.location && redirects < MAX_REDIRECTS) {
@@ -58,10 +66,10 @@ export async function fetchCodeIfFound(url: string, options: { allowPrivate: boo
   }
 }
 
-function get(url: URL, allowPrivate: boolean): Promise<{ status: number; location?: string; body: string }> {
+function get(url: URL, allowPrivate: boolean, hostAddresses: AddressSet): Promise<{ status: number; location?: string; body: string }> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, { lookup: guardedLookup(allowPrivate) as any, timeout: FETCH_TIMEOUT_MS }, (response) => {
+    const request = client.get(url, { lookup: guardedLookup(allowPrivate, hostAddresses) as any, timeout: FETCH_TIMEOUT_MS }, (response) => {
       const status = response.statusCode ?? 0;
       const location = status >= 300 && status < 400 ? response.headers.location : undefined;
       const chunks: Buffer[] = [];
