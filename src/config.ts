@@ -22,6 +22,10 @@ export interface Config {
   emailDomain: string;
   /** Largest message the inbound SMTP listener accepts (advertised with SIZE). */
   smtpMaxMessageBytes: number;
+  /** Connections at once from one client address (an IPv6 /64) to the inbound listener; past it 421. */
+  smtpMaxConnectionsPerClient: number;
+  /** Messages (MAIL FROM) per minute from one client address (an IPv6 /64); past it 451. */
+  smtpMaxMessagesPerClientMinute: number;
   /** PEM files of the certificate and key STARTTLS offers on the inbound listener; unset, no STARTTLS. */
   smtpTlsCertFile: string | undefined;
   smtpTlsKeyFile: string | undefined;
@@ -223,7 +227,9 @@ export function loadConfig(env: Env = process.env): Config {
     smtpFrom: env.SLUICE_SMTP_FROM || "sluice@localhost",
     smtpInboundPort: optionalPort(env, "SLUICE_SMTP_INBOUND_PORT"),
     emailDomain: emailDomain(env, publicUrl),
-    smtpMaxMessageBytes: int(env, "SLUICE_SMTP_MAX_MESSAGE_BYTES", 10 * 1024 * 1024, 1024),
+    smtpMaxMessageBytes: int(env, "SLUICE_SMTP_MAX_MESSAGE_BYTES", 4 * 1024 * 1024, 1024),
+    smtpMaxConnectionsPerClient: int(env, "SLUICE_SMTP_MAX_CONNECTIONS_PER_CLIENT", 5, 1),
+    smtpMaxMessagesPerClientMinute: int(env, "SLUICE_SMTP_MAX_MESSAGES_PER_CLIENT_MINUTE", 60, 1),
     smtpTlsCertFile: smtpTls.cert,
     smtpTlsKeyFile: smtpTls.key,
     freeDailyInvocations: int(env, "SLUICE_FREE_DAILY_INVOCATIONS", 10_000),

@@ -138,6 +138,9 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
       port: config.smtpInboundPort,
       name: config.emailDomain,
       maxMessageBytes: config.smtpMaxMessageBytes,
+      maxEventBytes: config.maxEventBytes,
+      maxConnectionsPerClient: config.smtpMaxConnectionsPerClient,
+      maxMessagesPerClientMinute: config.smtpMaxMessagesPerClientMinute,
       tls: config.smtpTlsCertFile && config.smtpTlsKeyFile ? { certFile: config.smtpTlsCertFile, keyFile: config.smtpTlsKeyFile } : undefined,
       logger,
     });

@@ -1,16 +1,21 @@
 // The inbound SMTP listener of e-mail sources (SLUICE_SMTP_INBOUND_PORT, api role), on
 // smtp-server: RCPT TO is checked at once (an unknown address, another domain or an inactive
 // source gets 550; a full account 452), the message is read up to SLUICE_SMTP_MAX_MESSAGE_BYTES
-// (advertised with SIZE; over it 552), and 250 is sent only once the verb has stored its
+// (advertised with SIZE; over it 552) keeping only its header section and SLUICE_MAX_EVENT_BYTES
+// of body, it is parsed in a worker thread, and 250 is sent only once the verb has stored its
 // events; a fault of the service answers 451 so that the sender tries again, as does a message
-// past the few held at once. No AUTH: anyone may send mail to an address, as to any mailbox.
-// STARTTLS only with a certificate.
+// past the few held at once. No AUTH: anyone may send mail to an address, as to any mailbox,
+// so each client address has limits of its own: connections at once (421 past them) and
+// messages a minute (451 at MAIL FROM past them). STARTTLS only with a certificate.
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { acceptRecipient, receiveEmail } from "../domain/inbound-email/receive-email.js";
 import type { Services } from "../services.js";
+import { createClientLimits } from "./client-limits.js";
+import { createEmailParserPool, ParserBusyError, type EmailParserOptions } from "./email-parser-pool.js";
+import { readMessage } from "./read-message.js";
 import { serviceErrorSmtpReply, smtpReply, temporaryFailure, type SmtpReply } from "./smtp-replies.js";
 
 export interface SmtpListenerOptions {
@@ -19,9 +24,19 @@ export interface SmtpListenerOptions {
   /** The name in the greeting: the e-mail domain. */
   name: string;
   maxMessageBytes: number;
+  /** SLUICE_MAX_EVENT_BYTES: of a message, its header section and this much body are kept. */
+  maxEventBytes: number;
+  /** Connections at once from one client address (default 5); past it 421. */
+  maxConnectionsPerClient?: number;
+  /** Messages a minute from one client address (default 60); past it 451 at MAIL FROM. */
+  maxMessagesPerClientMinute?: number;
+  /** The length of that minute (tests shorten it). */
+  clientWindowMs?: number;
+  /** The pool of parse threads (tests watch it). */
+  parser?: EmailParserOptions;
   /** PEM files; without them STARTTLS is neither offered nor accepted. */
   tls?: { certFile: string; keyFile: string };
-  /** Messages read and stored at once (each held in memory whole); past it 451. */
+  /** Messages read and stored at once (each held in memory, up to twice maxEventBytes); past it 451. */
   maxMessagesInFlight?: number;
   logger: Logger;
 }
@@ -40,8 +55,10 @@ const MAX_RECIPIENTS = 100;
 const SOCKET_TIMEOUT_MS = 60_000;
 /** How long closing waits for clients in the middle of a message. */
 const CLOSE_TIMEOUT_MS = 5_000;
-/** With the default size limit, at most about 100 MB of messages held at once. */
+/** With the default event size, at most about 40 MB of messages held at once. */
 const MAX_MESSAGES_IN_FLIGHT = 10;
+const MAX_CONNECTIONS_PER_CLIENT = 5;
+const MAX_MESSAGES_PER_CLIENT_MINUTE = 60;
 
 export async function startSmtpListener(services: Pick<Services, "ctx">, options: SmtpListenerOptions): Promise<SmtpListener> {
   const { ctx } = services;
@@ -54,6 +71,16 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
   };
   const maxInFlight = options.maxMessagesInFlight ?? MAX_MESSAGES_IN_FLIGHT;
   let inFlight = 0;
+  const limits = createClientLimits({
+    maxConnections: options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT,
+    maxMessagesPerWindow: options.maxMessagesPerClientMinute ?? MAX_MESSAGES_PER_CLIENT_MINUTE,
+    windowMs: options.clientWindowMs,
+    now: () => ctx.clock.now(),
+  });
+  // The address each counted connection took a place under, by session id.
+  const counted = new Map<string, string>();
+  const parser = createEmailParserPool(options.parser);
+  const parse = (raw: Buffer, maxBytes: number) => parser.parse(raw, maxBytes);
   const server = new SMTPServer({
     name: options.name,
     banner: "Sluice inbound mail",
@@ -70,6 +97,21 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
     socketTimeout: SOCKET_TIMEOUT_MS,
     closeTimeout: CLOSE_TIMEOUT_MS,
     logger: false,
+    onConnect(session, callback) {
+      if (!limits.connect(session.remoteAddress)) return callback(smtpReply(421, "4.7.0 too many connections from your address; try again later"));
+      counted.set(session.id, session.remoteAddress);
+      callback();
+    },
+    onClose(session) {
+      const address = counted.get(session.id);
+      if (address === undefined) return;
+      counted.delete(session.id);
+      limits.disconnect(address);
+    },
+    onMailFrom(_address, session, callback) {
+      if (!limits.message(session.remoteAddress)) return callback(smtpReply(451, "4.7.1 too many messages from your address; try again later"));
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       acceptRecipient({ ctx, input: { address: address.address } }).then(
         () => callback(),
@@ -84,13 +126,13 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
         inFlight--;
         callback(error, message);
       };
-      readMessage(stream, options.maxMessageBytes).then(
-        (raw) => {
+      readMessage(stream, options.maxEventBytes).then(
+        ({ raw, cut }) => {
           // Over the size limit smtp-server answers 552 itself (rejectOversized).
           if (stream.sizeExceeded) return done();
-          receiveEmail({ ctx, input: { raw, mailFrom: mailFromOf(session), recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address) } }).then(
+          receiveEmail({ ctx, input: { raw, cut, mailFrom: mailFromOf(session), recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address) }, parse }).then(
             () => done(null, "2.0.0 stored"),
-            (error: unknown) => done(replyTo(error)),
+            (error: unknown) => done(error instanceof ParserBusyError ? smtpReply(451, "4.3.2 too many messages at once; try again later") : replyTo(error)),
           );
         },
         // The client went away in the middle of the message: there is no one to answer.
@@ -102,9 +144,13 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
   const routine = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);
   server.on("error", (error: NodeJS.ErrnoException) => logger[routine.has(error.code ?? "") ? "debug" : "warn"]({ err: error }, "inbound SMTP connection failed"));
   await new Promise<void>((resolve, reject) => {
-    server.server.once("error", reject);
+    const failed = (error: Error) => {
+      void parser.close();
+      reject(error);
+    };
+    server.server.once("error", failed);
     server.listen(options.port, options.host, () => {
-      server.server.off("error", reject);
+      server.server.off("error", failed);
       resolve();
     });
   });
@@ -113,26 +159,11 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
   return {
     url: `smtp://${host}:${address.port}`,
     port: address.port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await parser.close();
+    },
   };
 }
 
 const mailFromOf = (session: SMTPServerSession): string => (session.envelope.mailFrom ? session.envelope.mailFrom.address : "");
-
-/** The message's bytes, up to the limit: past it the rest is read and dropped (smtp-server refuses the message). */
-function readMessage(stream: SMTPServerDataStream, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on("data", (chunk: Buffer) => {
-      if (bytes + chunk.length > maxBytes) {
-        bytes = maxBytes + 1;
-        return;
-      }
-      chunks.push(chunk);
-      bytes += chunk.length;
-    });
-    stream.once("end", () => resolve(Buffer.concat(chunks)));
-    stream.once("error", reject);
-  });
-}

@@ -1,5 +1,6 @@
 // The settings of inbound e-mail: the listener's port (off when unset), the address domain
-// (the public URL's host by default), the message size limit and STARTTLS's certificate.
+// (the public URL's host by default), the message size limit, the per-client limits and
+// STARTTLS's certificate.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.js";
@@ -25,10 +26,19 @@ describe("inbound e-mail settings", () => {
     assert.throws(() => loadConfig({ SLUICE_PUBLIC_URL: "not a url" }), (error: Error) => error instanceof ConfigError && /SLUICE_PUBLIC_URL must be an absolute URL/.test(error.message));
   });
 
-  it("SLUICE_SMTP_MAX_MESSAGE_BYTES is 10 MB by default and at least 1024", () => {
-    assert.equal(loadConfig({}).smtpMaxMessageBytes, 10 * 1024 * 1024);
+  it("SLUICE_SMTP_MAX_MESSAGE_BYTES is 4 MB by default and at least 1024", () => {
+    assert.equal(loadConfig({}).smtpMaxMessageBytes, 4 * 1024 * 1024);
     assert.equal(loadConfig({ SLUICE_SMTP_MAX_MESSAGE_BYTES: "30000000" }).smtpMaxMessageBytes, 30_000_000);
     assert.throws(() => loadConfig({ SLUICE_SMTP_MAX_MESSAGE_BYTES: "100" }), /SLUICE_SMTP_MAX_MESSAGE_BYTES must be an integer >= 1024/);
+  });
+
+  it("per client address at most 5 connections and 60 messages a minute by default, each at least 1", () => {
+    assert.equal(loadConfig({}).smtpMaxConnectionsPerClient, 5);
+    assert.equal(loadConfig({}).smtpMaxMessagesPerClientMinute, 60);
+    assert.equal(loadConfig({ SLUICE_SMTP_MAX_CONNECTIONS_PER_CLIENT: "20", SLUICE_SMTP_MAX_MESSAGES_PER_CLIENT_MINUTE: "600" }).smtpMaxConnectionsPerClient, 20);
+    assert.equal(loadConfig({ SLUICE_SMTP_MAX_MESSAGES_PER_CLIENT_MINUTE: "600" }).smtpMaxMessagesPerClientMinute, 600);
+    assert.throws(() => loadConfig({ SLUICE_SMTP_MAX_CONNECTIONS_PER_CLIENT: "0" }), /SLUICE_SMTP_MAX_CONNECTIONS_PER_CLIENT must be an integer >= 1/);
+    assert.throws(() => loadConfig({ SLUICE_SMTP_MAX_MESSAGES_PER_CLIENT_MINUTE: "many" }), /SLUICE_SMTP_MAX_MESSAGES_PER_CLIENT_MINUTE must be an integer >= 1/);
   });
 
   it("STARTTLS takes a certificate and its key together", () => {

@@ -1,11 +1,13 @@
 // Inbound e-mail for e-mail sources, over SMTP on loopback: the address in configured_props, a
 // message becoming the source's event (Pipedream's field names, attachments as metadata), refusals
 // at RCPT (unknown address, another domain, inactive source, full account), the size limit,
-// several recipients, and 451 with nothing stored when storing fails.
+// several recipients, and 451 with nothing stored when storing fails; with the default sizes,
+// a large message parsed off the event loop and stored cut.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
+import { threadId } from "node:worker_threads";
 import { sql } from "kysely";
 import nodemailer from "nodemailer";
 import { pino } from "pino";
@@ -193,7 +195,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(events.map((s) => s.event.subject), ["small enough"]);
     });
 
-    it("bodies beyond SLUICE_MAX_EVENT_BYTES are cut (textAsHtml first, then html), and the event says so", async () => {
+    it("bodies beyond SLUICE_MAX_EVENT_BYTES are cut (the message past twice the limit, then textAsHtml, then html), and the event says so", async () => {
       const source = await emailSource(account);
       const address = addressOf(source);
       const transport = nodemailer.createTransport(smtpUrl);
@@ -201,10 +203,53 @@ for (const dialect of DIALECTS) {
       transport.close();
       const [summary] = await waitForEvents(account.api, source.id, 1);
       const event = summary.event;
-      assert.deepEqual(event.truncated, ["textAsHtml", "html"]);
+      assert.deepEqual(event.truncated, ["message", "textAsHtml", "html"]);
       assert.equal(event.textAsHtml, undefined);
       assert.equal(event.text.trim(), "t".repeat(6_000), "the text fitted once the HTML was cut");
       assert.ok(event.html.startsWith("<p>hhh") && event.html.length < 30_000);
+      assert.ok(Buffer.byteLength(JSON.stringify(event)) <= MAX_EVENT);
+    });
+
+    it("a message over SLUICE_MAX_EVENT_BYTES but within the SMTP limit is stored cut, within the event limit, and says so", async () => {
+      const source = await emailSource(account);
+      const address = addressOf(source);
+      const text = "the text comes first and fits whole";
+      const attachment = Buffer.alloc(40_000, 1).toString("base64").replace(/.{76}/g, "$&\r\n");
+      const message = [
+        `From: sender@sender.test`,
+        `To: ${address}`,
+        `Subject: cut`,
+        `Message-ID: <cut@sender.test>`,
+        `Content-Type: multipart/mixed; boundary=b`,
+        "",
+        "--b",
+        "Content-Type: text/plain",
+        "",
+        text,
+        "--b",
+        "Content-Type: application/octet-stream; name=big.bin",
+        "Content-Disposition: attachment; filename=big.bin",
+        "Content-Transfer-Encoding: base64",
+        "",
+        attachment,
+        "--b",
+        "Content-Type: application/octet-stream; name=after.bin",
+        "Content-Disposition: attachment; filename=after.bin",
+        "",
+        "past the cut",
+        "--b--",
+        "",
+      ].join("\r\n");
+      assert.ok(message.length > MAX_EVENT * 2 && message.length < MAX_MESSAGE, `${message.length} bytes`);
+      const sent = await sendRaw(smtpUrl, [address], message);
+      assert.match(sent.data ?? "", /^250 /);
+      const [summary] = await waitForEvents(account.api, source.id, 1);
+      const event = summary.event;
+      assert.deepEqual(event.truncated, ["message"], "only the message was cut: the event itself fitted");
+      assert.equal(event.text.trim(), text);
+      assert.equal(event.subject, "cut");
+      assert.deepEqual(event.attachments.map((a: any) => a.filename), ["big.bin"], "the part past the cut is missing");
+      assert.ok(event.attachments[0].size < 40_000, "the cut attachment is not whole");
       assert.ok(Buffer.byteLength(JSON.stringify(event)) <= MAX_EVENT);
     });
 
@@ -247,7 +292,7 @@ for (const dialect of DIALECTS) {
     it("a message past the few held at once gets 451 and is stored once the sender retries", async () => {
       const source = await emailSource(account);
       const address = addressOf(source);
-      const listener = await startSmtpListener(app.sluice.services, { host: "127.0.0.1", port: 0, name: DOMAIN, maxMessageBytes: MAX_MESSAGE, maxMessagesInFlight: 1, logger: pino({ level: "silent" }) });
+      const listener = await startSmtpListener(app.sluice.services, { host: "127.0.0.1", port: 0, name: DOMAIN, maxMessageBytes: MAX_MESSAGE, maxEventBytes: MAX_EVENT, maxMessagesInFlight: 1, logger: pino({ level: "silent" }) });
       const open = async () => {
         const { dialog } = await SmtpDialog.open(listener.url);
         await dialog.command("EHLO sender.test");
@@ -304,6 +349,52 @@ for (const dialect of DIALECTS) {
       const [summary] = await waitForEvents(account.api, source.id, 1);
       assert.equal(summary.event.subject, "retried");
       assert.equal(summary.metadata.id, "<retried@sender.test>");
+    });
+  });
+
+  describe(`inbound e-mail with the default sizes [${dialect}]`, () => {
+    it("a 3.9 MB message is parsed in a worker thread: the event loop never stalls for a second, and the event is stored cut to SLUICE_MAX_EVENT_BYTES", async () => {
+      const app = await startTestApp(dialect, { emailDomain: DOMAIN });
+      const parsedIn: number[] = [];
+      const { config } = app;
+      assert.equal(config.smtpMaxMessageBytes, 4 * 1024 * 1024);
+      const listener = await startSmtpListener(app.sluice.services, { host: "127.0.0.1", port: 0, name: DOMAIN, maxMessageBytes: config.smtpMaxMessageBytes, maxEventBytes: config.maxEventBytes, parser: { onParsed: (id) => parsedIn.push(id) }, logger: pino({ level: "silent" }) });
+      // The longest time between two turns of a 10 ms timer: how long the loop was held.
+      let worstGapMs = 0;
+      let last = performance.now();
+      const watch = setInterval(() => {
+        const now = performance.now();
+        worstGapMs = Math.max(worstGapMs, now - last);
+        last = now;
+      }, 10);
+      try {
+        const account = await app.newAccount();
+        const source = await emailSource(account);
+        const address = addressOf(source);
+        // HTML beside a text part is converted to text in one synchronous step (seconds for
+        // 1.9 MB); the attachment takes the message to 3.9 MB, past what an event keeps.
+        const unit = '<p>Hello <b>there</b> <a href="https://example.test/x">link</a></p>\r\n';
+        const html = unit.repeat(Math.floor(1_900_000 / unit.length));
+        const attachment = Buffer.alloc(1_450_000, 7).toString("base64").replace(/.{76}/g, "$&\r\n");
+        const message = [`From: sender@sender.test`, `To: ${address}`, `Subject: large`, `Content-Type: multipart/mixed; boundary=b`, "", "--b", "Content-Type: text/plain", "", "a note", "--b", "Content-Type: text/html; charset=utf-8", "", html, "--b", "Content-Type: application/octet-stream", "Content-Transfer-Encoding: base64", "", attachment, "--b--", ""].join("\r\n");
+        assert.ok(message.length > 3_800_000 && message.length < config.smtpMaxMessageBytes, `${message.length} bytes`);
+        last = performance.now();
+        worstGapMs = 0;
+        const sent = await sendRaw(listener.url, [address], message);
+        assert.match(sent.data ?? "", /^250 /);
+        assert.ok(worstGapMs < 1000, `the event loop was held for ${Math.round(worstGapMs)} ms`);
+        assert.equal(parsedIn.length, 1);
+        assert.notEqual(parsedIn[0], threadId, "parsed in a worker thread");
+        const [summary] = await waitForEvents(account.api, source.id, 1);
+        assert.equal(summary.event.subject, "large");
+        assert.equal(summary.event.truncated[0], "message");
+        assert.ok(summary.event.text.includes("Hello there"));
+        assert.ok(Buffer.byteLength(JSON.stringify(summary.event)) <= config.maxEventBytes);
+      } finally {
+        clearInterval(watch);
+        await listener.close();
+        await app.close();
+      }
     });
   });
 

@@ -15,7 +15,7 @@ import { serviceErrorSmtpReply, temporaryFailure } from "../../src/smtp-inbound/
 import { startSmtpListener } from "../../src/smtp-inbound/smtp-listener.js";
 import { SmtpDialog } from "../helpers/smtp-dialog.js";
 
-const options = { host: "127.0.0.1", port: 0, name: "mail.sluice.test", maxMessageBytes: 4096, logger: pino({ level: "silent" }) };
+const options = { host: "127.0.0.1", port: 0, name: "mail.sluice.test", maxMessageBytes: 4096, maxEventBytes: 4096, logger: pino({ level: "silent" }) };
 // EHLO and STARTTLS never reach the domain: no context is needed for them.
 const services = { ctx: {} as Ctx };
 

@@ -5,7 +5,9 @@
 // (filename, contentType, contentDisposition, contentId, related, size, md5 checksum), never
 // their content, and `mail`, the SMTP envelope as this source saw it: the sender, its own
 // recipient addresses (not the others', which may be other accounts' sources), the time.
-// An event over SLUICE_MAX_EVENT_BYTES gives up its bodies first (fitEvent).
+// An event over SLUICE_MAX_EVENT_BYTES gives up its bodies first (fitEvent). A message whose
+// end was not kept (the listener keeps its header section and SLUICE_MAX_EVENT_BYTES of body)
+// says so with "message" in `truncated`: parts past the cut, attachments too, are missing or cut.
 import { simpleParser, type ParsedMail } from "mailparser";
 import { ServiceError } from "../../lib/errors.js";
 
@@ -69,18 +71,23 @@ const BODIES = ["textAsHtml", "html", "text"] as const;
 
 /**
  * The event of one source, at most `maxBytes` of JSON: when larger, `textAsHtml` is dropped and
- * `html`, then `text`, are cut short, and `truncated` lists what was. An event that is still too
- * large (huge headers, thousands of attachments) is refused.
+ * `html`, then `text`, are cut short, and `truncated` lists what was ("message" first when only
+ * the message's beginning was parsed, `messageCut`). An event that is still too large (huge
+ * headers, thousands of attachments) is refused.
  */
-export function fitEvent(parsed: EmailEvent, envelope: Envelope, maxBytes: number): EmailEvent {
+export function fitEvent(parsed: EmailEvent, envelope: Envelope, maxBytes: number, messageCut = false): EmailEvent {
   const event: EmailEvent = { ...parsed, mail: envelope };
-  let size = jsonBytes(event);
   const truncated: string[] = [];
+  if (messageCut) {
+    truncated.push("message");
+    event.truncated = truncated;
+  }
+  let size = jsonBytes(event);
   for (const field of BODIES) {
     if (size <= maxBytes) break;
     const value = event[field];
     if (typeof value !== "string") continue;
-    if (truncated.length === 0) event.truncated = truncated;
+    event.truncated = truncated;
     truncated.push(field);
     event[field] = field === "textAsHtml" ? undefined : value;
     size = jsonBytes(event);

@@ -10,7 +10,7 @@ import { appendEvents, retryOnEventIdClash } from "../events/append-events.js";
 import type { Refusal } from "../events/event-limits.js";
 import { assertStorageAvailable } from "../usage/storage-quota.js";
 import { emailKeyOf } from "./email-address.js";
-import { fitEvent, parseEmail, type EmailEvent } from "./email-event.js";
+import { fitEvent, type EmailEvent } from "./email-event.js";
 
 export interface EmailTarget {
   sourceId: string;
@@ -18,8 +18,10 @@ export interface EmailTarget {
 }
 
 export interface InboundMessage {
-  /** The message as received (headers and body), at most SLUICE_SMTP_MAX_MESSAGE_BYTES. */
+  /** The message as received (headers and body), or its beginning when `cut`. */
   raw: Buffer;
+  /** Whether the message went on past `raw` (its event then says so). */
+  cut?: boolean;
   /** MAIL FROM; "" for the null sender. */
   mailFrom: string;
   /** RCPT TO addresses, each accepted by acceptRecipient. */
@@ -36,8 +38,11 @@ export async function acceptRecipient({ ctx, input }: { ctx: Ctx; input: { addre
   return { sourceId: row.id, userId: row.user_id };
 }
 
+/** Parses a message as `parseEmail` does; the listener's runs in a worker thread. */
+export type ParseEmail = (raw: Buffer, maxBytes: number) => Promise<EmailEvent>;
+
 /** DATA: stores the message as an event of each source among the recipients; returns their ids. */
-export async function receiveEmail({ ctx, input }: { ctx: Ctx; input: InboundMessage }): Promise<string[]> {
+export async function receiveEmail({ ctx, input, parse }: { ctx: Ctx; input: InboundMessage; parse: ParseEmail }): Promise<string[]> {
   // The recipients again: a source may have been deleted or its account filled up meanwhile.
   const targets = new Map<string, EmailTarget & { addresses: string[] }>();
   for (const address of input.recipients) {
@@ -52,11 +57,11 @@ export async function receiveEmail({ ctx, input }: { ctx: Ctx; input: InboundMes
   }
   if (targets.size === 0) throw notFound();
 
-  const parsed = await parseEmail(input.raw, ctx.config.maxEventBytes);
+  const parsed = await parse(input.raw, ctx.config.maxEventBytes);
   const timestamp = new Date(ctx.clock.now()).toISOString();
   const events = [...targets.values()].map((target) => ({
     target,
-    event: fitEvent(parsed, { source: input.mailFrom, destination: target.addresses, timestamp }, ctx.config.maxEventBytes),
+    event: fitEvent(parsed, { source: input.mailFrom, destination: target.addresses, timestamp }, ctx.config.maxEventBytes, input.cut),
   }));
   await retryOnEventIdClash(() =>
     ctx.db.transaction().execute(async (tx) => {
