@@ -4,7 +4,7 @@
 // runner at each write and by the service on the whole change set, which it keeps whole or
 // not at all; a refusal is an $errors entry of the run, never a failed request or a retried job.
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
@@ -130,6 +130,26 @@ for (const dialect of DIALECTS) {
 
       const runner = await ask({ files: ["x", "x/y"] });
       assert.match(runner.body.error.message, /"x" would be both a file and the folder of "x\/y"/);
+    });
+
+    it("files that cannot be written are an $errors entry of the run, before or after its results are stored", async () => {
+      const root = join(app.config.dataDir, "source-files");
+      for (const [where, emit] of [[".staging", "before"], [".pending", "after"]] as const) {
+        rmSync(join(root, where), { recursive: true, force: true });
+        writeFileSync(join(root, where), "in the way");
+        try {
+          const { status, body } = await ask({ write: "a.txt", text: "a", emit });
+          assert.equal(status, 200, "the custom response is answered");
+          assert.deepEqual(body.listing, [{ path: "a.txt", file: true, size: 1 }]);
+          const [error] = await errorsOf(source.id, emit === "before" ? 1 : 2);
+          assert.equal(error.event.error.name, "SourceFilesError");
+          assert.match(error.event.error.message, /the files could not be written \(.*\); none of this execution's file changes were kept/);
+          assert.deepEqual((await waitForEvents(account.api, source.id, 1)).map((e) => e.event)[0], { emitted: emit });
+        } finally {
+          rmSync(join(root, where), { force: true });
+        }
+      }
+      assert.deepEqual(await ask({}).then((r) => r.body.listing), [], "no change was kept");
     });
 
     it("a queued run whose file changes clash completes with one $errors entry (no retried job)", async () => {
