@@ -37,9 +37,13 @@ export async function commitRunFiles(ctx: Ctx, sourceId: string, staged: StagedF
     ctx.logger.error({ err: error, sourceId }, "a source's file changes could not be applied");
     return filesFailure(`the files could not be written (${(error as Error).message})`);
   } finally {
-    if (!(await ctx.db.selectFrom("sources").select("id").where("id", "=", sourceId).executeTakeFirst())) await removeSourceFiles(ctx, sourceId);
+    await removeIfDeleted(ctx, sourceId).catch((error: unknown) => ctx.logger.error({ err: error, sourceId }, "a deleted source's files could not be removed"));
   }
   return undefined;
+}
+
+async function removeIfDeleted(ctx: Ctx, sourceId: string): Promise<void> {
+  if (!(await ctx.db.selectFrom("sources").select("id").where("id", "=", sourceId).executeTakeFirst())) await removeSourceFiles(ctx, sourceId);
 }
 
 function filesFailure(reason: string): Pick<ExecutionFailure, "name" | "message" | "stack"> {

@@ -11,6 +11,7 @@ import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { readSourceFiles } from "./source-files.js";
+import { SOURCE_FILES_ERROR } from "../../runtime/dir-rules.js";
 import { commitRunFiles, stageRunFiles, type RunFiles } from "./run-files.js";
 import { endpointUrl, forgetSource, runnableSource, type RunnableSource } from "./runnable-source.js";
 import { withFreshTokens } from "../accounts/app-props.js";
@@ -61,7 +62,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       try {
         files = await readSourceFiles(ctx, source.id);
       } catch (error) {
-        return notRun(ctx, source, request, { name: "SourceFilesError", message: `the source's files could not be read (${(error as Error).message}); the source did not run` });
+        return notRun(ctx, source, request, { name: SOURCE_FILES_ERROR, message: `the source's files could not be read (${(error as Error).message}); the source did not run` });
       }
     }
     const result = await runner.execute(
