@@ -75,6 +75,8 @@ export interface Config {
   deliveryRetentionDays: number;
   /** Bytes the files of one source's `dir` props may take (SLUICE_SOURCE_FILES_MB). */
   sourceFilesBytes: number;
+  /** Files one source's `dir` props may hold (SLUICE_SOURCE_FILES_MAX). */
+  sourceFilesMax: number;
   /** Key of connected accounts' credentials (32 bytes); unset, a key file in dataDir (SQLite only). */
   secretKey: Buffer | undefined;
 }
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Fractions keep hours (0.25 = 6 h) on deployments that deliver more than they can keep.
     deliveryRetentionDays: positiveNumber(env, "SLUICE_DELIVERY_RETENTION_DAYS", 30, MIN_RETENTION_DAYS),
     sourceFilesBytes: sourceFilesMb(env) * 1024 * 1024,
+    sourceFilesMax: int(env, "SLUICE_SOURCE_FILES_MAX", 1000, 1),
     secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };
   // Several processes share a PostgreSQL database: a key file in one data directory would not do.

@@ -118,6 +118,9 @@ export interface RunLimits {
   maxEmits: number;
   maxEmitBytes: number;
   maxEventBytes: number;
+  /** A source's `dir` files in all and their counted bytes (runtime/dir-rules.ts); uncapped when absent. */
+  maxDirFiles?: number;
+  maxDirBytes?: number;
 }
 
 export interface CodeRunner {

@@ -99,7 +99,7 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     allowPrivateEgress: config.allowPrivateEgress,
     npmRegistry: config.npmRegistry,
     extraCaCertsFile: config.extraCaCertsFile,
-    limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
+    limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes, maxDirFiles: config.sourceFilesMax, maxDirBytes: config.sourceFilesBytes },
     maxThreads: config.runMaxThreads,
     maxOpenFiles: config.runMaxOpenFiles,
     maxTunnelsPerAccount: config.maxTunnelsPerAccount,

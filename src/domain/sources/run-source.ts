@@ -6,11 +6,14 @@ import type { Ctx } from "../context.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
+import type { StoredEvent } from "../events/stored-event.js";
 import { chargedEvenIfStoringFails } from "../usage/charge-execution.js";
 import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
-import { applySourceFileChanges, readSourceFiles, removeSourceFiles } from "./source-files.js";
+import { readSourceFiles } from "./source-files.js";
+import { SOURCE_FILES_ERROR } from "../../runtime/dir-rules.js";
+import { commitRunFiles, stageRunFiles, type RunFiles } from "./run-files.js";
 import { endpointUrl, forgetSource, runnableSource, type RunnableSource } from "./runnable-source.js";
 import { withFreshTokens } from "../accounts/app-props.js";
 import { OAuthRefreshError } from "../accounts/oauth-refresh.js";
@@ -55,7 +58,14 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
   const stateful = source.usesDb || source.usesDir || source.metadata.dedupe !== null;
   const withState = <T>(fn: (locked: LockedState) => Promise<T>) => (stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} }));
   return withState(async (locked) => {
-    const files = source.usesDir ? await readSourceFiles(ctx, source.id) : undefined;
+    let files: Record<string, string> | undefined;
+    if (source.usesDir) {
+      try {
+        files = await readSourceFiles(ctx, source.id);
+      } catch (error) {
+        return notRun(ctx, source, request, { name: SOURCE_FILES_ERROR, message: `the source's files could not be read (${(error as Error).message}); the source did not run` });
+      }
+    }
     const result = await runner.execute(
       {
         userId: source.userId,
@@ -81,11 +91,13 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (result.error) events.push(errorEvent(result.error, request.event));
     // The code ran: should storing what it did fail, it is still counted (charge-execution.ts).
     const charge = { userId: source.userId, computeMs: result.durationMs };
-    const refused = files && result.dir ? await chargedEvenIfStoringFails(ctx, charge, () => applySourceFileChanges(ctx, source.id, files, result.dir!)) : undefined;
-    if (refused) events.push(errorEvent({ name: "SourceFilesError", message: refused, stack: `SourceFilesError: ${refused}` }, request.event));
+    const runFiles: RunFiles = files && result.dir ? await chargedEvenIfStoringFails(ctx, charge, () => stageRunFiles(ctx, source.id, files, result.dir!)) : {};
+    if (runFiles.refused) events.push(errorEvent(runFiles.refused, request.event));
     // Executions finishing close together share one transaction (group commit); each still
-    // returns only after its own results are committed.
-    const stored = await chargedEvenIfStoringFails(ctx, charge, () => retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx) => {
+    // returns only after its own results are committed. Results that cannot be stored are
+    // dropped for one $errors event saying why (the job completes with it): retrying would run
+    // the code again and fail the same way.
+    const stored = await chargedEvenIfStoringFails(ctx, charge, () => retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx): Promise<StoredEvent[] | undefined> => {
       await request.inTransaction?.(tx);
       const now = ctx.clock.now();
       await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too, and one of a source deleted meanwhile
@@ -95,24 +107,54 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
           .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
           .where("id", "=", source.id)
           .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) return []; // deleted while it ran
+        if (Number(updated.numUpdatedRows) === 0) return undefined; // deleted while it ran
       }
       return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
-    })));
-    if (stored.length > 0) ctx.liveEvents.announce([source.id]);
-    for (const event of stored) ctx.metrics.eventEmitted("source", event.stream);
-    // A source deleted while it ran must not keep the files this execution wrote back.
-    if (files && result.dir && !(await ctx.db.selectFrom("sources").select("id").where("id", "=", source.id).executeTakeFirst())) await removeSourceFiles(ctx, source.id);
+    }))).catch(async (error: unknown) => {
+      await runFiles.staged?.discard();
+      const message = `the results of this execution could not be stored (${(error as Error)?.message ?? String(error)}); its ${deduped.emits.length} events and ${result.logs.length} log lines were not kept`;
+      ctx.logger.error({ err: error, sourceId: source.id }, "an execution's results could not be stored");
+      // When even this fails (the database is unreachable), the original error goes up.
+      await recordSourceError(ctx, source, { name: "StoreError", message, stack: `StoreError: ${message}` }, request.event, request.inTransaction).catch(() => {
+        throw error;
+      });
+      return null;
+    });
+    if (stored === null) return withoutResults(result);
+    for (const event of stored ?? []) ctx.metrics.eventEmitted("source", event.stream);
+    if (stored && stored.length > 0) ctx.liveEvents.announce([source.id]);
+    if (runFiles.staged) {
+      // A source deleted while it ran (stored undefined) must not keep this execution's files.
+      if (stored === undefined) await runFiles.staged.discard();
+      else {
+        const failed = await commitRunFiles(ctx, source.id, runFiles.staged);
+        if (failed) await recordSourceError(ctx, source, failed, request.event);
+      }
+    }
     return result;
   });
 }
 
 /** A run that did not start because an OAuth refresh failed: recorded on $errors, as a failure. */
-async function refusedForAuth(ctx: Ctx, source: RunnableSource, request: RunRequest, error: OAuthRefreshError): Promise<ExecuteResult> {
-  const message = `${error.message}; the source did not run`;
-  const failure: ExecutionFailure = { kind: "error", name: error.name, message, stack: `${error.name}: ${message}` };
+function refusedForAuth(ctx: Ctx, source: RunnableSource, request: RunRequest, error: OAuthRefreshError): Promise<ExecuteResult> {
+  return notRun(ctx, source, request, { name: error.name, message: `${error.message}; the source did not run` });
+}
+
+/** A run that could not start: recorded on $errors, as a failure. */
+async function notRun(ctx: Ctx, source: RunnableSource, request: RunRequest, reason: { name: string; message: string }): Promise<ExecuteResult> {
+  const failure: ExecutionFailure = { kind: "error", ...reason, stack: `${reason.name}: ${reason.message}` };
   await recordSourceError(ctx, source, failure, request.event, request.inTransaction);
   return { emits: [], logs: [], state: {}, error: failure, durationMs: 0 };
+}
+
+/**
+ * An execution whose results were not stored: a custom response it gave still goes out (the
+ * $errors event says what was lost); without one, the request gets a clear error, not a 200.
+ */
+function withoutResults(result: ExecuteResult): ExecuteResult {
+  if (result.error || result.response) return result;
+  const message = "the results of this execution could not be stored (see the source's $errors)";
+  return { ...result, error: { kind: "error", name: "StoreError", message, stack: `StoreError: ${message}` } };
 }
 
 /** Emits of one execution in the order of their meta.ts; those without ts keep their place. */

@@ -1,16 +1,39 @@
 // The files of a source's `dir` props, kept under the data directory (one folder per source,
 // removed with the source). They travel to the runner with each execution and what it wrote
-// comes back with the result; the changes are checked here, since the runner is not trusted:
-// paths must stay inside the folder, and the folder must stay under the size cap.
-import { mkdir, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
-import { dirname, join, posix } from "node:path";
+// comes back with the result, checked whole (source-file-changes.ts) and applied whole:
+//   1. stage: the new contents and the plan go into .staging/<id>.<random>/ (nothing visible);
+//   2. commit: that folder is renamed to .pending/<id> — the one step that decides;
+//   3. replay: each file is renamed into place and each deleted one unlinked, then the journal
+//      goes. Every step of the replay can be done twice, so a crash anywhere after the commit
+//      is finished by the next read of the source's files (under the source's lock), and a
+//      crash before it leaves only a staging folder that the next read removes.
+// Deleting a source renames its folder away before removing it, so a run still writing cannot
+// make the removal fail; the run finds the source gone and removes what it wrote (run-source.ts).
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Ctx } from "../context.js";
-import type { DirChanges } from "../../runtime/code-runner.js";
+import type { FilePlan } from "./source-file-changes.js";
 
-export const sourceFilesDir = (ctx: Pick<Ctx, "config">, sourceId: string) => join(ctx.config.dataDir, "source-files", sourceId);
+type Config = Pick<Ctx, "config">;
+
+const filesRoot = (ctx: Config) => join(ctx.config.dataDir, "source-files");
+export const sourceFilesDir = (ctx: Config, sourceId: string) => join(filesRoot(ctx), sourceId);
+// Source ids never start with a dot, so these never clash with a source's folder.
+const pendingDir = (ctx: Config, sourceId: string) => join(filesRoot(ctx), ".pending", sourceId);
+const stagingRoot = (ctx: Config) => join(filesRoot(ctx), ".staging");
+const trashRoot = (ctx: Config) => join(filesRoot(ctx), ".trash");
+const PLAN = "plan.json";
+
+interface Journal {
+  /** [path, name of its contents in the journal folder]. */
+  written: Array<[string, string]>;
+  deleted: string[];
+}
 
 /** The source's files, base64 by relative path ("{}" before anything was written). */
-export async function readSourceFiles(ctx: Pick<Ctx, "config">, sourceId: string): Promise<Record<string, string>> {
+export async function readSourceFiles(ctx: Config, sourceId: string): Promise<Record<string, string>> {
+  await recoverSourceFiles(ctx, sourceId);
   const root = sourceFilesDir(ctx, sourceId);
   const files: Record<string, string> = {};
   const walk = async (relative: string): Promise<void> => {
@@ -28,46 +51,99 @@ export async function readSourceFiles(ctx: Pick<Ctx, "config">, sourceId: string
   return files;
 }
 
-/** Applies an execution's changes; a message instead when they break a rule (nothing is then changed). */
-export async function applySourceFileChanges(ctx: Pick<Ctx, "config">, sourceId: string, before: Record<string, string>, changes: DirChanges): Promise<string | undefined> {
-  const sizes = new Map(Object.entries(before).map(([path, data]) => [path, Buffer.byteLength(data, "base64")]));
-  const written = new Map<string, Buffer>();
-  const deleted: string[] = [];
-  for (const path of changes.deleted) {
-    const safe = safePath(path);
-    if (!safe) return `the code deleted a file outside its folder: "${path}"`;
-    sizes.delete(safe);
-    deleted.push(safe);
+/** A checked change set written aside: `commit` makes it the source's files, `discard` drops it. */
+export interface StagedFiles {
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** Writes the plan's contents beside the source's folder; nothing the source sees changes yet. */
+export async function stageSourceFiles(ctx: Config, sourceId: string, plan: FilePlan): Promise<StagedFiles> {
+  const staging = join(stagingRoot(ctx), `${sourceId}.${randomBytes(6).toString("hex")}`);
+  const discard = () => rm(staging, { recursive: true, force: true, maxRetries: 3 });
+  try {
+    await mkdir(staging, { recursive: true });
+    const journal: Journal = { written: plan.written.map(([path], i) => [path, String(i)]), deleted: plan.deleted };
+    for (const [i, [, bytes]] of plan.written.entries()) await writeFile(join(staging, String(i)), bytes);
+    await writeFile(join(staging, PLAN), JSON.stringify(journal));
+  } catch (error) {
+    await discard();
+    throw error;
   }
-  for (const [path, data] of Object.entries(changes.written)) {
-    const safe = safePath(path);
-    if (!safe) return `the code wrote a file outside its folder: "${path}"`;
-    const bytes = Buffer.from(data, "base64");
-    sizes.set(safe, bytes.length);
-    written.set(safe, bytes);
-  }
-  const total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
-  const cap = ctx.config.sourceFilesBytes;
-  if (total > cap) return `the source's files would take ${total} bytes, over the limit of ${cap} bytes (SLUICE_SOURCE_FILES_MB); the changes of this execution were not kept`;
+  return {
+    async commit() {
+      const pending = pendingDir(ctx, sourceId);
+      await mkdir(dirname(pending), { recursive: true });
+      await rename(staging, pending);
+      await replay(ctx, sourceId);
+    },
+    discard,
+  };
+}
+
+/** Finishes a committed change set a crash interrupted and drops staged ones that never were. */
+export async function recoverSourceFiles(ctx: Config, sourceId: string): Promise<void> {
+  const staged = await readdir(stagingRoot(ctx)).catch(() => [] as string[]);
+  for (const name of staged) if (name.startsWith(`${sourceId}.`)) await rm(join(stagingRoot(ctx), name), { recursive: true, force: true });
+  if (await exists(pendingDir(ctx, sourceId))) await replay(ctx, sourceId);
+}
+
+async function replay(ctx: Config, sourceId: string): Promise<void> {
+  const pending = pendingDir(ctx, sourceId);
   const root = sourceFilesDir(ctx, sourceId);
-  for (const path of deleted) {
-    await unlink(join(root, path)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT" && error.code !== "EISDIR") throw error;
-    });
+  const text = await readFile(join(pending, PLAN), "utf8").catch(ignore("ENOENT"));
+  if (text === undefined) return void (await rm(pending, { recursive: true, force: true })); // removed with its source meanwhile
+  const journal = JSON.parse(text) as Journal;
+  for (const path of journal.deleted) {
+    await unlink(join(root, path)).catch(ignore("ENOENT", "ENOTDIR"));
+    await pruneEmptyFolders(root, path);
   }
-  for (const [path, bytes] of written) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), bytes);
+  for (const [path, name] of journal.written) {
+    const target = join(root, path);
+    await mkdir(dirname(target), { recursive: true });
+    // An empty folder left by files deleted earlier may stand where the file goes (the check
+    // saw no file under it, so it holds none).
+    if ((await stat(target).catch(ignore("ENOENT")))?.isDirectory()) await rm(target, { recursive: true });
+    await rename(join(pending, name), target).catch(ignore("ENOENT")); // moved by the run a crash interrupted
   }
-  return undefined;
+  await rm(pending, { recursive: true, force: true });
 }
 
-export async function removeSourceFiles(ctx: Pick<Ctx, "config">, sourceId: string): Promise<void> {
-  await rm(sourceFilesDir(ctx, sourceId), { recursive: true, force: true });
+/** Removes the folders of a deleted file that hold nothing now (each costs an inode). */
+async function pruneEmptyFolders(root: string, path: string): Promise<void> {
+  for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) {
+    const removed = await rmdir(join(root, folder)).then(
+      () => true,
+      () => false, // not empty, or gone already
+    );
+    if (!removed) return;
+  }
 }
 
-function safePath(path: string): string | undefined {
-  const normalized = posix.normalize(path.replace(/^\/+/, ""));
-  if (normalized === "." || normalized === ".." || normalized.startsWith("../") || normalized.endsWith("/") || normalized.includes("\0")) return undefined;
-  return normalized;
+/** Removes the source's files, also while a run of it is applying changes. */
+export async function removeSourceFiles(ctx: Config, sourceId: string): Promise<void> {
+  const trash = join(trashRoot(ctx), `${sourceId}.${randomBytes(6).toString("hex")}`);
+  await mkdir(trashRoot(ctx), { recursive: true });
+  // Once renamed, nothing writes there any more (a late write recreates the source's folder,
+  // which the run that made it removes when it finds the source gone).
+  const moved = await rename(sourceFilesDir(ctx, sourceId), trash).then(
+    () => true,
+    ignore("ENOENT"),
+  );
+  if (moved) await rm(trash, { recursive: true, force: true, maxRetries: 3 });
+  await rm(pendingDir(ctx, sourceId), { recursive: true, force: true, maxRetries: 3 });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function ignore(...codes: string[]) {
+  return (error: NodeJS.ErrnoException): undefined => {
+    if (codes.includes(error.code ?? "")) return undefined;
+    throw error;
+  };
 }

@@ -1,32 +1,54 @@
 // A `dir` prop: the source's files, in the shape of Pipedream's file-store API. The files arrive
 // with the execution and what the code writes or deletes goes back with its result; the service
-// keeps them under its data directory (domain/sources/source-files.ts) and enforces the cap.
+// keeps them under its data directory (domain/sources/source-files.ts) and checks them again.
+// Here a write past a cap (runtime/dir-rules.ts) fails at once with a SourceFilesError, so the
+// code that made it can tell, and the change set it hands back stays within the caps.
 import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { Readable, type Readable as ReadableStream } from "node:stream";
 import type { DirChanges } from "../code-runner.js";
+import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, SOURCE_FILES_ERROR, type DirCaps } from "../dir-rules.js";
+
+export class SourceFilesError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = SOURCE_FILES_ERROR;
+  }
+}
+
+const UNCAPPED: DirCaps = { maxFiles: Infinity, maxBytes: Infinity };
 
 export class DirFiles {
-  private readonly files: Map<string, Buffer>;
+  private readonly files = new Map<string, Buffer>();
+  /** Files under each folder, to tell a file from a folder without a scan. */
+  private readonly folders = new Map<string, number>();
+  private contentBytes = 0;
   private readonly written = new Set<string>();
   private readonly deleted = new Set<string>();
 
-  constructor(initial: Record<string, string> | undefined) {
-    this.files = new Map(Object.entries(initial ?? {}).map(([path, data]) => [path, Buffer.from(data, "base64")]));
+  constructor(
+    initial: Record<string, string> | undefined,
+    private readonly caps: DirCaps = UNCAPPED,
+  ) {
+    for (const [path, data] of Object.entries(initial ?? {})) this.put(path, Buffer.from(data, "base64"));
   }
 
   get(path: string): Buffer | undefined {
     return this.files.get(path);
   }
 
+  /** Writes a file; a SourceFilesError (nothing changed) when that would break a rule. */
   set(path: string, data: Buffer): void {
-    this.files.set(path, data);
+    const problem = this.problemOf(path, data);
+    if (problem) throw new SourceFilesError(`${problem}; the file was not written`);
+    this.remove(path);
+    this.put(path, data);
     this.written.add(path);
     this.deleted.delete(path);
   }
 
   delete(path: string): void {
-    this.files.delete(path);
+    this.remove(path);
     this.written.delete(path);
     this.deleted.add(path);
   }
@@ -41,6 +63,38 @@ export class DirFiles {
     const written: Record<string, string> = {};
     for (const path of this.written) written[path] = this.files.get(path)!.toString("base64");
     return { written, deleted: [...this.deleted] };
+  }
+
+  private problemOf(path: string, data: Buffer): string | undefined {
+    const pathProblem = dirPathProblem(path);
+    if (pathProblem) return pathProblem;
+    if (this.folders.has(path)) return fileFolderClash(path, `${path}/…`);
+    const file = foldersOf(path).find((folder) => this.files.has(folder));
+    if (file) return fileFolderClash(file, path);
+    const old = this.files.get(path);
+    const count = this.files.size + (old ? 0 : 1);
+    if (count > this.caps.maxFiles) return filesOverCap(count, this.caps);
+    const bytes = countedBytes(count, this.contentBytes - (old?.length ?? 0) + data.length);
+    if (bytes > this.caps.maxBytes) return bytesOverCap(bytes, this.caps);
+    return undefined;
+  }
+
+  private put(path: string, data: Buffer): void {
+    this.files.set(path, data);
+    this.contentBytes += data.length;
+    for (const folder of foldersOf(path)) this.folders.set(folder, (this.folders.get(folder) ?? 0) + 1);
+  }
+
+  private remove(path: string): void {
+    const old = this.files.get(path);
+    if (!old) return;
+    this.files.delete(path);
+    this.contentBytes -= old.length;
+    for (const folder of foldersOf(path)) {
+      const left = this.folders.get(folder)! - 1;
+      if (left === 0) this.folders.delete(folder);
+      else this.folders.set(folder, left);
+    }
   }
 }
 

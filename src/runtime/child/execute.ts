@@ -7,6 +7,7 @@ import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
 import { DirFiles } from "./dir-interface.js";
 import { loadComponent, requireRun } from "./load-component.js";
+import { RUN_LIMITS } from "./run-limits.js";
 import type { HandlerTools } from "./protocol.js";
 import { cleanStack } from "./clean-stack.js";
 
@@ -31,7 +32,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
   const effects: ExecutionEffects = {
     emits: [],
     state: payload.state ?? {},
-    dir: new DirFiles(payload.dir),
+    dir: new DirFiles(payload.dir, { maxFiles: RUN_LIMITS.maxDirFiles ?? Infinity, maxBytes: RUN_LIMITS.maxDirBytes ?? Infinity }),
     onResponse: (response: HttpResponseRecord) => {
       earlyResponse = setImmediate(() => tools.emitEvent({ response }));
     },
