@@ -11,7 +11,7 @@ import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
-import { createNpmCache, type NpmCache } from "./modules/npm-cache.js";
+import { createNpmCache, type NpmCache, type NpmExec } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
@@ -56,6 +56,12 @@ export interface RunnerSettings {
   allowPrivateEgress: boolean;
   /** The npm registry packages are installed from (SLUICE_NPM_REGISTRY); npm's own setting when unset. */
   npmRegistry?: string;
+  /** The npm package cache's size cap (SLUICE_PACKAGE_CACHE_MB). */
+  packageCacheMb?: number;
+  /** npm installs one account may start per UTC day (SLUICE_NPM_INSTALLS_PER_DAY). */
+  npmInstallsPerDay?: number;
+  /** Tests: how npm is run (e.g. counting processes). */
+  npmExec?: NpmExec;
   extraCaCertsFile?: string;
   limits: RunLimits;
   /** Threads and processes, open files of one runner. */
@@ -80,6 +86,8 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     runMemoryMb: config.runMemoryMb,
     allowPrivateEgress: config.allowPrivateEgress,
     npmRegistry: config.npmRegistry,
+    packageCacheMb: config.packageCacheMb,
+    npmInstallsPerDay: config.npmInstallsPerDay,
     extraCaCertsFile: config.extraCaCertsFile,
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes },
     maxThreads: config.runMaxThreads,
@@ -94,7 +102,14 @@ const TMP_BYTES = 64 * 1024 * 1024;
 
 export function createComponentRunner(settings: RunnerSettings): ComponentRunner {
   const runtimeData = join(settings.dataDir, "runtime");
-  const npm = createNpmCache(join(runtimeData, "packages"), { registry: settings.npmRegistry });
+  const npm = createNpmCache(join(runtimeData, "packages"), {
+    registry: settings.npmRegistry,
+    ...(settings.packageCacheMb !== undefined ? { maxBytes: settings.packageCacheMb * 1024 * 1024 } : {}),
+    installsPerDay: settings.npmInstallsPerDay,
+    exec: settings.npmExec,
+    // An entry used this recently may be in a run (or a runner that may still load its files).
+    graceMs: Math.max(15 * 60_000, 4 * settings.runTimeoutSeconds * 1000),
+  });
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
   mkdirSync(npm.dir, { recursive: true });
   const ca = settings.extraCaCertsFile;
