@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { dirname, join, relative, sep } from "node:path";
 import { ServiceError, invalid } from "../../lib/errors.js";
 import { createInstallSlots, type InstallSlotsOptions } from "./install-slots.js";
-import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, allowRefusal, folderBytes, npmKnowsAllowSettings, refusedSpecInLog, stagedInstallProblem } from "./npm-install-policy.js";
+import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, allowRefusal, definitionsHaveAllowSettings, folderBytes, npmKnowsAllowSettings, refusedSpecInLog, stagedInstallProblem } from "./npm-install-policy.js";
 import { BYTES_FILE, createPackageCacheLru } from "./package-cache-lru.js";
 
 export interface NpmCache {
@@ -65,9 +65,22 @@ export const DEFAULT_INSTALLS_PER_DAY = 100;
 /** A version as npm publishes it: 1.2.3, with an optional pre-release and build. */
 export const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
+const NPM_BESIDE_NODE = join(dirname(process.execPath), "..", "lib", "node_modules", "npm");
+
 function npmCommand(): { file: string; prefix: string[] } {
-  const cli = join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin", "npm-cli.js");
+  const cli = join(NPM_BESIDE_NODE, "bin", "npm-cli.js");
   return existsSync(cli) ? { file: process.execPath, prefix: [cli] } : { file: "npm", prefix: [] };
+}
+
+/** The npm settings that leave only registry packages, when this npm has them (npm 11 does, npm 10 not). */
+async function allowNoneArgs(): Promise<string[]> {
+  const definitions = await readFile(join(NPM_BESIDE_NODE, NPM_DEFINITIONS_FILE), "utf8").catch(() => undefined);
+  if (definitions !== undefined && npmCommand().file === process.execPath) return definitionsHaveAllowSettings(definitions) ? ALLOW_NONE_ARGS : [];
+  const output = await new Promise<string>((resolve) => {
+    const npm = npmCommand();
+    execFile(npm.file, [...npm.prefix, ...ALLOW_PROBE_ARGS], { timeout: 30_000 }, (_error, stdout) => resolve(String(stdout)));
+  });
+  return npmKnowsAllowSettings(output) ? ALLOW_NONE_ARGS : [];
 }
 
 /** Runs the npm beside this Node (or on the PATH). */
@@ -101,13 +114,9 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
   const installedIn = (folder: string, name: string) => join(folder, "node_modules", name);
   const slots = createInstallSlots({ total: 3, perAccount: 1, perDay: options.installsPerDay ?? DEFAULT_INSTALLS_PER_DAY, maxWaitingPerAccount: 8, waitMs: 5 * 60_000, now: options.now, ...options.slots });
   const lru = createPackageCacheLru({ dir, trashDir: staging, maxBytes: options.maxBytes ?? DEFAULT_CACHE_BYTES, graceMs: options.graceMs ?? 15 * 60_000, now: options.now });
-  // Whether this npm refuses non-registry packages itself (npm 11's --allow-*), asked once.
+  // Whether this npm refuses non-registry packages itself (npm 11's --allow-*), found once.
   let allowArgs: Promise<string[]> | undefined;
-  const probeAllowArgs = () =>
-    (allowArgs ??= new Promise<string>((resolve) => {
-      const npm = npmCommand();
-      execFile(npm.file, [...npm.prefix, ...ALLOW_PROBE_ARGS], { timeout: 30_000 }, (_error, stdout) => resolve(String(stdout)));
-    }).then((output) => (npmKnowsAllowSettings(output) ? ALLOW_NONE_ARGS : [])));
+  const probeAllowArgs = () => (allowArgs ??= allowNoneArgs());
 
   const refused = (spec: string, what: string) => invalid(`npm package "${spec}" was refused: ${what}; only packages from the npm registry are installed`);
 
