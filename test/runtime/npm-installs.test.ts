@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createModuleStore } from "../../src/runtime/modules/module-store.js";
 import { createNpmCache, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
 import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, definitionsHaveAllowSettings, isRegistrySpec, npmKnowsAllowSettings } from "../../src/runtime/modules/npm-install-policy.js";
 import { startNpmRegistry, tarGz, type NpmRegistry } from "../helpers/npm-registry.js";
@@ -196,6 +197,29 @@ describe("npm installs", () => {
     await recent.npm.install("lru-c", "1.0.0");
     assert.ok(existsSync(kept));
     assert.equal(readdirSync(recent.dir).filter((name) => !name.startsWith(".")).length, 3);
+  });
+});
+
+describe("prepared code and evicted packages", () => {
+  it("prepares code again when a package it links has left the cache", async () => {
+    const registry = await startNpmRegistry();
+    const work = mkdtempSync(join(tmpdir(), "sluice-npm-evicted-"));
+    try {
+      registry.publish({ name: "kept-lib", version: "1.0.0", files: { "index.js": "module.exports = 'kept';\n" } });
+      const npm = createNpmCache(join(work, "packages"), { registry: registry.url });
+      const modules = createModuleStore({ dir: join(work, "modules"), npm, allowPrivateEgress: false });
+      const input = { userId: "u_evicted", code: `const lib = require("kept-lib");\nmodule.exports = { run() { return lib; } };\n` };
+      const entry = await modules.prepare(input);
+      const linked = join(dirname(entry), "node_modules", "kept-lib", "index.js");
+      assert.ok(existsSync(linked));
+      rmSync(join(work, "packages", "kept-lib@1.0.0"), { recursive: true }); // as an eviction (here or in another process) leaves it
+      assert.equal(existsSync(linked), false);
+      assert.equal(await modules.prepare(input), entry);
+      assert.ok(existsSync(linked), "installed and linked again");
+    } finally {
+      await registry.close();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 

@@ -197,12 +197,13 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     }
   }
 
-  async function installResolvedInto(name: string, range: string | undefined, account: string | undefined): Promise<{ version: string; dir: string }> {
+  async function installResolvedInto(name: string, range: string | undefined, account: string | undefined, fresh: boolean): Promise<{ version: string; dir: string }> {
     const spec = `${name}@${range ?? "latest"}`;
     let temp: string;
     try {
-      // --prefer-online: what `latest` means now, not what npm's HTTP cache remembers.
-      temp = await npmInstall(spec, ["--prefer-online"], account);
+      // --prefer-online: what `latest` means now, not what npm's HTTP cache remembers (a
+      // registry package added by the operator); code's imports take what npm has, as before.
+      temp = await npmInstall(spec, fresh ? ["--prefer-online"] : [], account);
     } catch (error) {
       throw failed(spec, error);
     }
@@ -243,7 +244,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     } catch {
       // Not resolved before (or the record is unreadable): resolve it now.
     }
-    return (await installResolvedInto(name, range, account)).dir;
+    return (await installResolvedInto(name, range, account, false)).dir;
   }
 
   /** One install at a time per key in this process. */
@@ -265,7 +266,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
       version !== undefined && EXACT_VERSION.test(version)
         ? once(`${name}@${version}`, () => installExact(name, version, account))
         : once(`range:${name}@${version ?? "latest"}`, () => installRange(name, version ?? "latest", account)),
-    installResolved: (name, range, account) => once(`resolve:${name}@${range ?? ""}`, () => installResolvedInto(name, range, account)),
+    installResolved: (name, range, account) => once(`resolve:${name}@${range ?? ""}`, () => installResolvedInto(name, range, account, true)),
     use(packageDirs) {
       let present = true;
       for (const packageDir of packageDirs) {
