@@ -108,7 +108,7 @@ export const entryName = (name: string, version: string) => `${name.replace("/",
 export const rangeAliasPath = (dir: string, name: string, range: string) => join(dir, ".ranges", createHash("sha256").update(`${name}@${range}`).digest("hex").slice(0, 32));
 
 export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmCache {
-  const inflight = new Map<string, Promise<unknown>>();
+  const inflight = new Map<string, { account: string | undefined; promise: Promise<unknown> }>();
   const staging = `${dir}-staging`;
   const exec = options.exec ?? runNpm;
   const installedIn = (folder: string, name: string) => join(folder, "node_modules", name);
@@ -247,13 +247,22 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     return (await installResolvedInto(name, range, account, false)).dir;
   }
 
-  /** One install at a time per key in this process. */
-  function once<T>(key: string, run: () => Promise<T>): Promise<T> {
-    let promise = inflight.get(key) as Promise<T> | undefined;
-    if (!promise) {
-      promise = run().finally(() => inflight.delete(key));
-      inflight.set(key, promise);
+  /**
+   * One install at a time per key in this process, shared by whoever asks meanwhile. A limit
+   * of the account that started it is not the joiner's: the joiner then tries on its own.
+   */
+  function once<T>(key: string, account: string | undefined, run: () => Promise<T>): Promise<T> {
+    const running = inflight.get(key);
+    if (running) {
+      const promise = running.promise as Promise<T>;
+      if (running.account === account) return promise;
+      return promise.catch((error: unknown) => {
+        if (error instanceof ServiceError && error.code === "LIMIT_EXCEEDED") return once(key, account, run);
+        throw error;
+      });
     }
+    const promise = run().finally(() => inflight.delete(key));
+    inflight.set(key, { account, promise });
     return promise;
   }
 
@@ -264,9 +273,9 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     },
     install: (name, version, account) =>
       version !== undefined && EXACT_VERSION.test(version)
-        ? once(`${name}@${version}`, () => installExact(name, version, account))
-        : once(`range:${name}@${version ?? "latest"}`, () => installRange(name, version ?? "latest", account)),
-    installResolved: (name, range, account) => once(`resolve:${name}@${range ?? ""}`, () => installResolvedInto(name, range, account, true)),
+        ? once(`${name}@${version}`, account, () => installExact(name, version, account))
+        : once(`range:${name}@${version ?? "latest"}`, account, () => installRange(name, version ?? "latest", account)),
+    installResolved: (name, range, account) => once(`resolve:${name}@${range ?? ""}`, account, () => installResolvedInto(name, range, account, true)),
     use(packageDirs) {
       let present = true;
       for (const packageDir of packageDirs) {
