@@ -49,6 +49,10 @@ export interface Config {
   registryPackages: string[];
   /** The npm registry packages are installed from (SLUICE_NPM_REGISTRY); npm's own configuration when unset. */
   npmRegistry: string | undefined;
+  /** The npm package cache's size cap (SLUICE_PACKAGE_CACHE_MB); least recently used packages go past it. */
+  packageCacheMb: number;
+  /** npm installs one account may start per UTC day (SLUICE_NPM_INSTALLS_PER_DAY); packages found in the cache never count. */
+  npmInstallsPerDay: number;
   /** CA certificates user code trusts besides the built-in ones (NODE_EXTRA_CA_CERTS, e.g. behind a TLS-inspecting proxy). */
   extraCaCertsFile: string | undefined;
   logLevel: string;
@@ -246,6 +250,8 @@ export function loadConfig(env: Env = process.env): Config {
     registryDir: env.SLUICE_REGISTRY_DIR || undefined,
     registryPackages: list(env, "SLUICE_REGISTRY_PACKAGES"),
     npmRegistry: httpUrl(env, "SLUICE_NPM_REGISTRY"),
+    packageCacheMb: int(env, "SLUICE_PACKAGE_CACHE_MB", 2048, 1),
+    npmInstallsPerDay: int(env, "SLUICE_NPM_INSTALLS_PER_DAY", 100, 1),
     extraCaCertsFile: env.NODE_EXTRA_CA_CERTS || undefined,
     logLevel: env.LOG_LEVEL || "info",
     queueLeaseSeconds: int(env, "SLUICE_QUEUE_LEASE_SECONDS", 60, 1),

@@ -12,7 +12,7 @@ import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
 import type { ChildExecuteResult } from "./child/execute.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
-import { createNpmCache, type NpmCache } from "./modules/npm-cache.js";
+import { createNpmCache, type NpmCache, type NpmExec } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "./process-pool.js";
 import { createIdleCpuSampler } from "./limits/idle-cpu.js";
@@ -72,6 +72,12 @@ export interface RunnerSettings {
   allowPrivateEgress: boolean;
   /** The npm registry packages are installed from (SLUICE_NPM_REGISTRY); npm's own setting when unset. */
   npmRegistry?: string;
+  /** The npm package cache's size cap (SLUICE_PACKAGE_CACHE_MB). */
+  packageCacheMb?: number;
+  /** npm installs one account may start per UTC day (SLUICE_NPM_INSTALLS_PER_DAY). */
+  npmInstallsPerDay?: number;
+  /** Tests: how npm is run (e.g. counting processes). */
+  npmExec?: NpmExec;
   extraCaCertsFile?: string;
   limits: RunLimits;
   /** Threads and processes, open files of one runner. */
@@ -98,6 +104,8 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     runMemoryMb: config.runMemoryMb,
     allowPrivateEgress: config.allowPrivateEgress,
     npmRegistry: config.npmRegistry,
+    packageCacheMb: config.packageCacheMb,
+    npmInstallsPerDay: config.npmInstallsPerDay,
     extraCaCertsFile: config.extraCaCertsFile,
     limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes, maxDirFiles: config.sourceFilesMax, maxDirBytes: config.sourceFilesBytes },
     maxThreads: config.runMaxThreads,
@@ -123,7 +131,17 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const removed = linkGuard.sweep();
   const warnings = runnerUser?.warning ? [runnerUser.warning] : [];
   if (removed.length > 0) warnings.push(`removed from the package cache, holding links that lead out of it: ${removed.join(", ")}`);
-  const npm = checkedNpm(createNpmCache(join(runtimeData, "packages"), { registry: settings.npmRegistry }), linkGuard.check);
+  const npm = checkedNpm(
+    createNpmCache(join(runtimeData, "packages"), {
+      registry: settings.npmRegistry,
+      ...(settings.packageCacheMb !== undefined ? { maxBytes: settings.packageCacheMb * 1024 * 1024 } : {}),
+      installsPerDay: settings.npmInstallsPerDay,
+      exec: settings.npmExec,
+      // An entry used this recently may be in a run (or a runner that may still load its files).
+      graceMs: Math.max(15 * 60_000, 4 * settings.runTimeoutSeconds * 1000),
+    }),
+    linkGuard.check,
+  );
   const modules = createModuleStore({ dir: join(runtimeData, "modules"), npm, allowPrivateEgress: settings.allowPrivateEgress });
   const ca = settings.extraCaCertsFile;
   // A short fresh folder: Unix socket paths are limited to about 107 bytes. Other users (the
@@ -301,14 +319,18 @@ function emitsOverLimits<T>(emits: T[], eventOf: (emit: T) => unknown, bytes: nu
 /** The npm cache whose every package folder is checked for links out of it before it is used. */
 function checkedNpm(npm: NpmCache, check: (packageDir: string) => void): NpmCache {
   return {
-    ...npm,
-    install: async (name, version) => {
-      const dir = await npm.install(name, version);
+    dir: npm.dir,
+    use: (packageDirs) => npm.use(packageDirs),
+    get installing() {
+      return npm.installing;
+    },
+    install: async (name, version, account) => {
+      const dir = await npm.install(name, version, account);
       check(dir);
       return dir;
     },
-    installResolved: async (name, range) => {
-      const resolved = await npm.installResolved(name, range);
+    installResolved: async (name, range, account) => {
+      const resolved = await npm.installResolved(name, range, account);
       check(resolved.dir);
       return resolved;
     },

@@ -32,12 +32,17 @@ interface Published {
   tarball: Buffer;
 }
 
-export async function startNpmRegistry(): Promise<NpmRegistry> {
+export interface NpmRegistryOptions {
+  /** Awaited before a packument is answered (tests count and slow down npm's requests). */
+  beforePackument?(name: string): Promise<void> | void;
+}
+
+export async function startNpmRegistry(options: NpmRegistryOptions = {}): Promise<NpmRegistry> {
   const packages = new Map<string, { latest: string; versions: Map<string, Published> }>();
   const requests: string[] = [];
   let base = "";
 
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer(async (request, response) => {
     const path = decodeURIComponent((request.url ?? "/").split("?")[0]!);
     requests.push(path);
     const send = (status: number, body: string | Buffer, type = "application/json") => {
@@ -51,6 +56,7 @@ export async function startNpmRegistry(): Promise<NpmRegistry> {
       const found = packages.get(tarball[1]!)?.versions.get(tarball[2]!);
       return found ? send(200, found.tarball, "application/octet-stream") : send(404, JSON.stringify({ error: "Not found" }));
     }
+    await options.beforePackument?.(path.slice(1));
     const entry = packages.get(path.slice(1));
     if (!entry) return send(404, JSON.stringify({ error: "Not found" }));
     const versions = Object.fromEntries([...entry.versions].map(([version, published]) => [version, published.manifest]));

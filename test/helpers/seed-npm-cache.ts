@@ -1,10 +1,12 @@
 // Puts npm packages into a Sluice data folder's package cache as the service's own `npm
-// install` would lay them out (src/runtime/modules/npm-cache.ts: <cache>/<name>@latest/
-// node_modules/<name> with its dependencies flat beside it), copied from this project's
+// install` would lay them out (src/runtime/modules/npm-cache.ts: <cache>/<name>@<version>/
+// node_modules/<name> with its dependencies flat beside it, and `latest` recorded as resolved
+// to that version), copied from this project's
 // node_modules, so tests use real packages without reaching a registry. Copies, not links: the
 // sandbox binds only the cache folder.
-import { cpSync, existsSync, readFileSync } from "node:fs";
-import { join, sep } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { entryName, rangeAliasPath } from "../../src/runtime/modules/npm-cache.js";
 import { packageRoot } from "../../src/runtime/package-root.js";
 
 interface Manifest {
@@ -46,10 +48,16 @@ export function dependencyClosure(name: string): Map<string, string> {
   return found;
 }
 
-/** Seeds `<dataDir>/runtime/packages` with each package (unpinned: the `@latest` folder). */
+/** Seeds `<dataDir>/runtime/packages` with each package, as what an unpinned import (`latest`) resolved to. */
 export function seedNpmCache(dataDir: string, names: string[]): void {
+  const cache = join(dataDir, "runtime", "packages");
   for (const name of names) {
-    const target = join(dataDir, "runtime", "packages", `${name.replace("/", "+")}@latest`, "node_modules");
-    for (const [pkg, dir] of dependencyClosure(name)) cpSync(dir, join(target, pkg), { recursive: true, dereference: true });
+    const closure = dependencyClosure(name);
+    const { version } = JSON.parse(readFileSync(join(closure.get(name)!, "package.json"), "utf8")) as { version: string };
+    const alias = rangeAliasPath(cache, name, "latest");
+    mkdirSync(dirname(alias), { recursive: true });
+    writeFileSync(alias, JSON.stringify({ name, range: "latest", version }));
+    const target = join(cache, entryName(name, version), "node_modules");
+    for (const [pkg, dir] of closure) cpSync(dir, join(target, pkg), { recursive: true, dereference: true });
   }
 }

@@ -3,11 +3,13 @@
 // and a node_modules of relative links into the shared npm cache, which the data directory's
 // `runtime` folder holds beside the modules: the links resolve alike on the host and where the
 // sandbox binds that layout at neutral paths. A runner may read only its own account's folder
-// and the npm cache (see src/runtime/component-runner.ts). A component of a
-// registry package needs no folder: it is loaded from the installed package (ADR 0026).
+// and the npm cache (see src/runtime/component-runner.ts). A component of a registry package
+// needs no folder: it is loaded from the installed package (ADR 0026). Each preparation marks
+// the cache entries it links as used, and is made again when one of them has been evicted from
+// the cache since (package-cache-lru.ts).
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { CodeOrigin, PackageEntry } from "../code-runner.js";
 import { invalid } from "../../lib/errors.js";
@@ -24,6 +26,8 @@ export interface ModuleStore {
 }
 
 const MAX_FILES = 100;
+/** The installed package folders a prepared folder links, one per line. */
+const PACKAGES_FILE = ".packages";
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 /** Part of every folder's hash: folders built with absolute links to the cache are not reused. */
 const LAYOUT = "relative-links";
@@ -31,14 +35,21 @@ const LAYOUT = "relative-links";
 /** A folder name for an account id; ids are URL-safe already, anything else is hashed. */
 const safeName = (id: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : sha(id).slice(0, 32));
 
-export function createModuleStore(options: { dir: string; npm: NpmCache; allowPrivateEgress: boolean }): ModuleStore {
-  const prepared = new Map<string, Promise<string>>();
+interface Prepared {
+  entry: string;
+  /** The installed package folders (in the npm cache) it links. */
+  packages: string[];
+}
 
-  async function build(userId: string, code: string, codeUrl: string | undefined, componentFiles: Record<string, string> | undefined, hash: string): Promise<string> {
+export function createModuleStore(options: { dir: string; npm: NpmCache; allowPrivateEgress: boolean }): ModuleStore {
+  const prepared = new Map<string, Promise<Prepared>>();
+
+  async function build(userId: string, code: string, codeUrl: string | undefined, componentFiles: Record<string, string> | undefined, hash: string, stale: boolean): Promise<Prepared> {
     const accountDir = join(options.dir, safeName(userId));
     const finalDir = join(accountDir, hash);
     const entryName = `component${looksLikeEsm(code) ? ".mjs" : ".cjs"}`;
-    if (existsSync(join(finalDir, ".ready"))) return join(finalDir, entryName);
+    if (stale) await rm(finalDir, { recursive: true, force: true });
+    else if (existsSync(join(finalDir, ".ready"))) return { entry: join(finalDir, entryName), packages: await linkedPackages(finalDir) };
     await mkdir(accountDir, { recursive: true });
     const temp = await mkdtemp(join(accountDir, ".prepare-"));
     try {
@@ -49,7 +60,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       // Files sent with the code win over its URL: they are what the code was written against.
       const sources = componentFiles ? normalizeFiles(componentFiles) : undefined;
       const origin: ModuleOrigin | undefined = sources ? { path: ENTRY_PATH } : codeUrl ? { url: parseCodeUrl(codeUrl).toString() } : undefined;
-      await writeModule(temp, entryName, code, origin, sources, files, links);
+      await writeModule(userId, temp, entryName, code, origin, sources, files, links);
       await mkdir(join(temp, "node_modules", "@sluice"), { recursive: true });
       await writeSdk(join(temp, "node_modules"));
       for (const [name, installed] of links) {
@@ -57,19 +68,21 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
         await mkdir(dirname(link), { recursive: true });
         if (!existsSync(link)) await symlink(relative(dirname(link), installed), link, "dir");
       }
+      await writeFile(join(temp, PACKAGES_FILE), [...links.values()].join("\n"));
       await writeFile(join(temp, ".ready"), "");
       try {
         await rename(temp, finalDir);
       } catch (error) {
         if (!existsSync(join(finalDir, ".ready"))) throw error;
       }
-      return join(finalDir, entryName);
+      return { entry: join(finalDir, entryName), packages: [...links.values()] };
     } finally {
       await rm(temp, { recursive: true, force: true }).catch(() => {});
     }
   }
 
   async function writeModule(
+    userId: string,
     dir: string,
     fileName: string,
     code: string,
@@ -97,7 +110,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
             local = `f_${sha(resolved.id).slice(0, 16)}${extension}`;
             files.set(resolved.id, local);
             if (extension === ".json") await writeFile(join(dir, local), resolved.code);
-            else await writeModule(dir, local, resolved.code, resolved.origin, sources, files, links);
+            else await writeModule(userId, dir, local, resolved.code, resolved.origin, sources, files, links);
           }
           files.set(target.key, local);
         }
@@ -106,7 +119,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       }
       const request = parsePackageSpecifier(specifier.value);
       if (!request) throw invalid(`"${specifier.value}" is not a valid npm package name`);
-      if (!links.has(request.name)) links.set(request.name, await options.npm.install(request.name, request.version));
+      if (!links.has(request.name)) links.set(request.name, await options.npm.install(request.name, request.version, userId));
       if (request.version !== undefined) replacements.set(specifier.start, request.name + request.subpath);
     }
     const rewritten = rewriteSpecifiers(code, replacements, specifiers);
@@ -129,8 +142,8 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
   }
 
   // The entry file of each package component, once its package is installed on this host.
-  const packageEntries = new Map<string, Promise<string>>();
-  function packageEntry(entry: PackageEntry): Promise<string> {
+  const packageEntries = new Map<string, Promise<Prepared>>();
+  function packageEntry(entry: PackageEntry): Promise<Prepared> {
     const key = `${entry.name}@${entry.version}\u0000${entry.path}`;
     let promise = packageEntries.get(key);
     if (!promise) {
@@ -139,7 +152,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
         const path = resolve(packageDir, entry.path);
         if (!path.startsWith(packageDir + sep)) throw invalid(`"${entry.path}" is not a file inside the package ${entry.name}`);
         if (!existsSync(path)) throw invalid(`the package ${entry.name}@${entry.version} has no file "${entry.path}"`);
-        return path;
+        return { entry: path, packages: [packageDir] };
       })();
       packageEntries.set(key, promise);
       promise.catch(() => packageEntries.delete(key));
@@ -149,19 +162,46 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
 
   return {
     accountDir: (userId) => join(options.dir, safeName(userId)),
-    prepare({ userId, code, codeUrl, files, package: entry }) {
-      if (entry) return packageEntry(entry);
+    async prepare({ userId, code, codeUrl, files, package: entry }) {
+      if (entry) {
+        const found = await packageEntry(entry);
+        if (options.npm.use(found.packages)) return found.entry;
+        packageEntries.delete(`${entry.name}@${entry.version}\u0000${entry.path}`);
+        return (await packageEntry(entry)).entry;
+      }
       const hash = codeHash(code, (codeUrl ?? "") + filesDigest(files));
       const key = `${userId}/${hash}`;
-      let promise = prepared.get(key);
-      if (!promise) {
-        promise = build(userId, code, codeUrl, files, hash);
+      const make = (stale: boolean) => {
+        const promise = build(userId, code, codeUrl, files, hash, stale);
         prepared.set(key, promise);
         promise.catch(() => prepared.delete(key));
-      }
-      return promise;
+        return promise;
+      };
+      const promise = prepared.get(key) ?? make(false);
+      const found = await promise;
+      if (options.npm.use(found.packages)) return found.entry;
+      // A package it links was evicted from the cache: install it again and link it anew
+      // (once: a concurrent execution may have started that already).
+      const current = prepared.get(key);
+      return (await (current && current !== promise ? current : make(true))).entry;
     },
   };
+}
+
+/** The package folders a prepared folder links (older folders have no list: their links say). */
+async function linkedPackages(folder: string): Promise<string[]> {
+  const listed = await readFile(join(folder, PACKAGES_FILE), "utf8").catch(() => undefined);
+  if (listed !== undefined) return listed.split("\n").filter((line) => line !== "");
+  const found: string[] = [];
+  const nodeModules = join(folder, "node_modules");
+  for (const name of await readdir(nodeModules).catch(() => [] as string[])) {
+    const names = name.startsWith("@") ? (await readdir(join(nodeModules, name)).catch(() => [] as string[])).map((inner) => `${name}/${inner}`) : [name];
+    for (const each of names) {
+      const target = await readlink(join(nodeModules, each)).catch(() => undefined);
+      if (target !== undefined) found.push(target);
+    }
+  }
+  return found;
 }
 
 // A component's files are one object for as long as its component is cached (runnable-source.ts).
