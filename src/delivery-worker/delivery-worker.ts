@@ -14,6 +14,7 @@ import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "../domain/deliveries/hops.js";
 import type { ListenerHandlers } from "../domain/deliveries/listener-handlers.js";
+import { disableGoneWebhook } from "../domain/webhooks/disable-gone-webhook.js";
 import { reportExhaustedDelivery } from "./report-exhausted.js";
 import { nextRetryDelayMs } from "./retry-policy.js";
 import { createThreadedWebhookSender } from "./threaded-webhook-sender.js";
@@ -101,10 +102,9 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     job.releaseKey?.();
     if (job.signal?.aborted && outcome.status === undefined) return { retryAt: ctx.clock.now() }; // shutdown: not an attempt
     const attempt: AttemptRecord = { attemptedAt: now, statusCode: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.responseExcerpt, error: outcome.error };
-    if (outcome.status === 410) {
-      await ctx.db.updateTable("webhooks").set({ active: 0, updated_at: ctx.clock.now() }).where("id", "=", webhook.id).execute();
-    }
-    return settle(delivery, attempt, isSuccess(outcome), outcome.status === 410 ? "the endpoint answered 410 Gone; webhook disabled" : undefined, outcome.retryAfterMs, job);
+    // What the answer does to the webhook (410 Gone disables it) is the domain's to decide.
+    const finalReason = await disableGoneWebhook({ ctx, input: { webhookId: webhook.id, status: outcome.status } });
+    return settle(delivery, attempt, isSuccess(outcome), finalReason, outcome.retryAfterMs, job);
   }
 
   async function toListener(delivery: DeliveriesTable, job: Job): Promise<Result> {
