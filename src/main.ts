@@ -1,6 +1,6 @@
 // Composition root: config → store → services → HTTP + background roles. Built once. The
-// platform's behaviour is wired here: what happens when an account is made, who receives deliveries to sources and workflows,
-// and which job types the queue runs.
+// platform's behaviour is wired here: what happens when an account is made, who receives
+// deliveries to sources and workflows, and which job types the queue runs.
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { assertSafeConfig, type Config } from "./config.js";
