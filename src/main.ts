@@ -1,13 +1,13 @@
 // Composition root: config → store → services → HTTP + background roles. Built once. The
-// platform's behaviour is wired here: which tables hold the resources subscriptions name,
-// what happens when an account is made, who receives deliveries to sources and workflows,
-// and which job types the queue runs.
+// platform's behaviour is wired here: what happens when an account is made, who receives
+// deliveries to sources and workflows, and which job types the queue runs.
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { assertSafeConfig, type Config } from "./config.js";
-import type { Ctx, ResourceKinds } from "./domain/context.js";
+import type { Ctx } from "./domain/context.js";
 import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
+import type { HandledListenerKind } from "./lib/resource-kinds.js";
 import { createAuthCache } from "./domain/users/auth-cache.js";
 import { createEventLimits } from "./domain/events/event-limits.js";
 import { bootstrapFirstUser } from "./domain/users/bootstrap.js";
@@ -47,8 +47,8 @@ export interface BackgroundTask {
 
 export interface Sluice {
   services: Services;
-  /** The delivery worker's receivers of deliveries to sources ("dc") and workflows ("p"). */
-  listenerHandlers: Map<string, ListenerHandler>;
+  /** The delivery worker's receivers of deliveries to sources and workflows. */
+  listenerHandlers: Map<HandledListenerKind, ListenerHandler>;
   app: FastifyInstance | undefined;
   /** Where the HTTP server listens, e.g. http://127.0.0.1:8080 (api role only). */
   url: string | undefined;
@@ -107,9 +107,9 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   // Handlers register with the queue before it starts.
   const sourceDeps = { ctx, runner };
   const workflows = workflowDeps(services);
-  const listenerHandlers = new Map<string, ListenerHandler>([
-    ["dc", (delivery) => runSourceForDelivery(sourceDeps, delivery)],
-    ["p", (delivery) => handleWorkflowDelivery(workflows, delivery)],
+  const listenerHandlers = new Map<HandledListenerKind, ListenerHandler>([
+    ["source", (delivery) => runSourceForDelivery(sourceDeps, delivery)],
+    ["workflow", (delivery) => handleWorkflowDelivery(workflows, delivery)],
   ]);
   const delivery = registerDeliveryWorker({ ctx, queue, listenerHandlers });
   tasks.push({ name: "delivery", stop: () => delivery.stop() });
@@ -185,24 +185,15 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   };
 }
 
-/** Resources that subscriptions may name as emitters or listeners, by id prefix. */
-const RESOURCE_KINDS: ResourceKinds = new Map([
-  ["wh", "webhooks"],
-  ["dc", "sources"],
-  ["p", "workflows"],
-]);
-
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
 export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey"> & { metrics?: Metrics }): Ctx {
   return {
     db: store.db,
-    dialect: store.dialect,
     storage: store.storage,
     clock: options.clock,
     logger: options.logger,
     config: options.config,
     metrics: options.metrics ?? createMetrics({ processDefaults: false }),
-    resourceKinds: RESOURCE_KINDS,
     // Every new account gets its global error workflow.
     userCreatedHooks: [createErrorWorkflow],
     ...newInProcessState(),

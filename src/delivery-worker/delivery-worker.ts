@@ -4,7 +4,7 @@
 import type { Ctx } from "../domain/context.js";
 import { toError } from "../lib/errors.js";
 import { idPrefix } from "../lib/ids.js";
-import type { ListenerKind } from "../lib/metrics.js";
+import { kindOfId, RESOURCE_KINDS, type ListenerKind } from "../lib/resource-kinds.js";
 import type { Job, JobQueue } from "../queue/job-queue.js";
 import { errorBackoffMs } from "../queue/db-job-queue.js";
 import type { Kysely } from "kysely";
@@ -14,6 +14,7 @@ import { deliveryLoader } from "./delivery-loader.js";
 import { recordAttempt, setDeliveryState, successRecorder, type AttemptRecord } from "./delivery-records.js";
 import { withDeliveryHops } from "../domain/deliveries/hops.js";
 import type { ListenerHandlers } from "../domain/deliveries/listener-handlers.js";
+import { disableGoneWebhook } from "../domain/webhooks/disable-gone-webhook.js";
 import { reportExhaustedDelivery } from "./report-exhausted.js";
 import { nextRetryDelayMs } from "./retry-policy.js";
 import { createThreadedWebhookSender } from "./threaded-webhook-sender.js";
@@ -61,7 +62,7 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     if (!row || row.status !== "pending") return; // done before, or resent as a new job
     // The row is the delivery (its webhook's columns ride along unused): copying it without
     // them was a measurable part of each delivery's CPU.
-    if (idPrefix(row.listener_id) !== "wh") return toListener(row, job);
+    if (idPrefix(row.listener_id) !== WEBHOOK_PREFIX) return toListener(row, job);
     const webhook: WebhookSecrets | undefined =
       row.wh_id === null || row.wh_id === undefined
         ? undefined
@@ -101,14 +102,14 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     job.releaseKey?.();
     if (job.signal?.aborted && outcome.status === undefined) return { retryAt: ctx.clock.now() }; // shutdown: not an attempt
     const attempt: AttemptRecord = { attemptedAt: now, statusCode: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.responseExcerpt, error: outcome.error };
-    if (outcome.status === 410) {
-      await ctx.db.updateTable("webhooks").set({ active: 0, updated_at: ctx.clock.now() }).where("id", "=", webhook.id).execute();
-    }
-    return settle(delivery, attempt, isSuccess(outcome), outcome.status === 410 ? "the endpoint answered 410 Gone; webhook disabled" : undefined, outcome.retryAfterMs, job);
+    // What the answer does to the webhook (410 Gone disables it) is the domain's to decide.
+    const finalReason = await disableGoneWebhook({ ctx, input: { webhookId: webhook.id, status: outcome.status } });
+    return settle(delivery, attempt, isSuccess(outcome), finalReason, outcome.retryAfterMs, job);
   }
 
   async function toListener(delivery: DeliveriesTable, job: Job): Promise<Result> {
-    const handler = listenerHandlers.get(idPrefix(delivery.listener_id) ?? "");
+    const kind = kindOfId(delivery.listener_id);
+    const handler = kind === undefined || kind === "webhook" ? undefined : listenerHandlers.get(kind);
     // Nobody can run this kind of listener in this process yet: keep the delivery pending.
     if (!handler) return { retryAt: ctx.clock.now() + Math.min(NO_HANDLER_MAX_WAIT_MS, errorBackoffMs(job.attempts)) };
     const now = ctx.clock.now();
@@ -186,8 +187,9 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
   };
 }
 
-const LISTENER_KINDS: Record<string, ListenerKind> = { wh: "webhook", dc: "source", p: "workflow" };
-const listenerKind = (delivery: DeliveriesTable): ListenerKind => LISTENER_KINDS[idPrefix(delivery.listener_id) ?? ""] ?? "webhook";
+const WEBHOOK_PREFIX = RESOURCE_KINDS.webhook.prefix;
+// Subscriptions name only known kinds (domain/ownership.ts); anything else is counted with webhooks.
+const listenerKind = (delivery: DeliveriesTable): ListenerKind => kindOfId(delivery.listener_id) ?? "webhook";
 
 function isSuccess(outcome: WebhookOutcome): boolean {
   return outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;

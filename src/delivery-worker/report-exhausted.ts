@@ -7,7 +7,7 @@ import type { Ctx } from "../domain/context.js";
 import { appendEvents, retryOnEventIdClash } from "../domain/events/append-events.js";
 import { isOwnedBy } from "../domain/ownership.js";
 import { asWorkflowDeliveryError, type DeliveryFailureReport } from "../domain/workflows/delivery-failure.js";
-import { idPrefix } from "../lib/ids.js";
+import { kindOfId } from "../lib/resource-kinds.js";
 import type { DeliveriesTable } from "../store/schema.js";
 import { withDeliveryHops } from "../domain/deliveries/hops.js";
 
@@ -41,7 +41,7 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
   const report = exhaustedErrorEvent(delivery, info);
   // A workflow's $errors events have the spec's shape (delivery-failure.ts).
-  const event = idPrefix(delivery.emitter_id) === "p" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
+  const event = kindOfId(delivery.emitter_id) === "workflow" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
   await withDeliveryHops(delivery.hops + 1, () =>
     retryOnEventIdClash(() =>
       ctx.db.transaction().execute((trx) =>

@@ -7,7 +7,7 @@ import type { Config } from "../config.js";
 import type { Clock } from "../lib/clock.js";
 import type { Metrics } from "../lib/metrics.js";
 import type { Database } from "../store/schema.js";
-import type { DialectName, StorageDialect } from "../store/storage-dialect.js";
+import type { StorageDialect } from "../store/storage-dialect.js";
 import type { InProcessState } from "./in-process-state.js";
 import type { AuthCache } from "./users/auth-cache.js";
 import type { EventLimits } from "./events/event-limits.js";
@@ -16,7 +16,6 @@ import type { EventLimits } from "./events/event-limits.js";
 export interface Ctx extends InProcessState {
   /** The database or an open transaction: verbs run the same inside or outside one. */
   db: Kysely<Database>;
-  dialect: DialectName;
   /** Every SQLite/PostgreSQL difference outside the queue (store/storage-dialect.ts). */
   storage: StorageDialect;
   clock: Clock;
@@ -24,8 +23,6 @@ export interface Ctx extends InProcessState {
   config: Config;
   /** This instance's Prometheus metrics (lib/metrics.ts). */
   metrics: Metrics;
-  /** The table of each kind of resource that can emit or listen, by id prefix (ownership.ts). */
-  resourceKinds: ResourceKinds;
   /** Work done in the transaction that makes an account (create-user.ts). */
   userCreatedHooks: readonly UserCreatedHook[];
   /** API keys that authenticated in the last few seconds, in this process (users/auth-cache.ts). */
@@ -35,9 +32,6 @@ export interface Ctx extends InProcessState {
   /** Key of connected accounts' credentials (accounts/credential-key.ts); absent in CLI commands that need none. */
   credentialKey?: Buffer;
 }
-
-/** Tables by id prefix: "wh" webhooks, "dc" sources, "p" workflows. */
-export type ResourceKinds = ReadonlyMap<string, string>;
 
 /** Work that must happen whenever an account is made (e.g. its global error workflow). */
 export type UserCreatedHook = (ctx: Ctx, userId: string) => Promise<void>;

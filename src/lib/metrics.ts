@@ -4,10 +4,9 @@
 // or URL — and the hot paths (ingest, emit, delivery) use children bound once here, so
 // counting is a lookup in a fixed table and an increment.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { LISTENER_KINDS, type EmitterKind, type ListenerKind } from "./resource-kinds.js";
 
 export const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"] as const;
-export type EmitterKind = "source" | "workflow";
-export type ListenerKind = "webhook" | "source" | "workflow";
 export type DeliveryResult = "succeeded" | "retried" | "failed";
 export type RunKind = "source" | "workflow" | "inspect";
 /** ExecutionFailure kinds (src/runtime/execution-records.ts). */
@@ -72,7 +71,7 @@ export function createMetrics(options: { processDefaults?: boolean } = {}): Metr
     source: STREAM_CLASSES.map((stream) => events.labels({ emitter: "source", stream })),
     workflow: STREAM_CLASSES.map((stream) => events.labels({ emitter: "workflow", stream })),
   };
-  const listeners: ListenerKind[] = ["webhook", "source", "workflow"];
+  const listeners = LISTENER_KINDS;
   const results: DeliveryResult[] = ["succeeded", "retried", "failed"];
   const deliveryChildren = Object.fromEntries(listeners.map((listener) => [listener, Object.fromEntries(results.map((result) => [result, deliveries.labels({ listener, result })]))])) as Record<ListenerKind, Record<DeliveryResult, Child>>;
   const latencyChildren = Object.fromEntries(listeners.map((listener) => [listener, latency.labels({ listener })])) as unknown as Record<ListenerKind, Observer>;

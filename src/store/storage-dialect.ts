@@ -2,7 +2,7 @@
 // queue/queue-dialect.ts), as one object per database. openStore chooses it once (Store.storage)
 // and the context carries it (Ctx.storage); code that holds only a Kysely handle, such as an
 // open transaction, finds the same object with storageOf.
-import { PostgresAdapter, type Kysely, type SelectQueryBuilder } from "kysely";
+import { PostgresAdapter, SqliteAdapter, type Kysely, type SelectQueryBuilder } from "kysely";
 import { insertEventsAboveNewest } from "./postgres-insert-events.js";
 import type { Database } from "./schema.js";
 
@@ -62,7 +62,14 @@ export const postgresStorage: StorageDialect = {
   insertEventsAboveNewest,
 };
 
-/** The storage dialect of a Kysely instance or of a transaction of it. */
+/**
+ * The storage dialect of a Kysely instance or of a transaction of it. Each database is
+ * recognised by its own adapter: any other would otherwise be run with one of these
+ * dialects' SQL, and fail later and far from the cause.
+ */
 export function storageOf(db: Kysely<Database> | Kysely<any>): StorageDialect {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? postgresStorage : sqliteStorage;
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof PostgresAdapter) return postgresStorage;
+  if (adapter instanceof SqliteAdapter) return sqliteStorage;
+  throw new Error(`no storage dialect for the database adapter ${adapter.constructor.name}: Sluice stores its data in SQLite or PostgreSQL`);
 }

@@ -231,7 +231,7 @@ for (const dialect of DIALECTS) {
 
       const calls: ListenerDelivery[] = [];
       let failOnce = true;
-      app.sluice.listenerHandlers.set("p", async (delivery) => {
+      app.sluice.listenerHandlers.set("workflow", async (delivery) => {
         if (failOnce) {
           failOnce = false;
           throw new Error("transient");

@@ -2,14 +2,15 @@
 // same transaction as the events (docs/architecture.md, "Transactions"), each with a job that carries it out.
 //
 // Matching (docs/architecture.md, "Delivery"): a subscription's emitter is the exact emitter id or the glob of
-// its kind in the same account (`dc_*` for sources, `p_*` for workflows); its event_name ""
+// its kind in the same account (emitterGlob: `dc_*` for sources, `p_*` for workflows); its event_name ""
 // or "default" selects the default stream "", any other name that stream exactly. A
 // listener never receives its own events, inactive webhooks receive nothing, and the
 // delivery keeps its own copy of the event (events are trimmed and may be deleted).
 import { sql, type Kysely } from "kysely";
 import type { StoredEvent } from "../events/stored-event.js";
 import { streamOf } from "../subscriptions/event-name.js";
-import { idPrefix, newTimeOrderedId } from "../../lib/ids.js";
+import { newTimeOrderedId } from "../../lib/ids.js";
+import { emitterGlob, RESOURCE_KINDS } from "../../lib/resource-kinds.js";
 import { enqueueJobs } from "../../queue/enqueue.js";
 import { rowInserter } from "../../store/insert-rows.js";
 import { preparedQuery } from "../../store/prepared-query.js";
@@ -40,7 +41,7 @@ export async function fanOut(db: Kysely<Database>, events: StoredEvent[], option
   const groups = groupByEmitter(events);
   for (const group of groups.values()) {
     const { userId, emitterId } = group[0]!;
-    const glob = `${idPrefix(emitterId)}_*`;
+    const glob = emitterGlob(emitterId);
     const subscriptions = await listeningSubscriptions(db, userId, emitterId, glob, groups.size === 1 ? options.listening : undefined);
     if (subscriptions.length === 0) continue;
     for (const event of group) {
@@ -117,6 +118,9 @@ function groupByEmitter(events: StoredEvent[]): Map<string, StoredEvent[]> {
   return groups;
 }
 
+// What webhook ids start with: only active webhooks listen.
+const WEBHOOK_ID_START = `${RESOURCE_KINDS.webhook.prefix}_`;
+
 // On the path of every emit: prepared once (store/prepared-query.ts).
 const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glob: string) =>
   db
@@ -128,7 +132,7 @@ const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glo
     .where("s.emitter_id", "in", [emitterId, glob])
     .where("s.listener_id", "!=", emitterId)
     // substr, not LIKE: case-sensitive on both databases, as idPrefix is.
-    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, 3)`, "!=", "wh_")])),
+    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, ${sql.lit(WEBHOOK_ID_START.length)})`, "!=", WEBHOOK_ID_START)])),
 );
 
 /** Subscriptions of an emitter whose listener may receive, with the webhook's columns for webhook listeners (null otherwise). */
@@ -140,7 +144,7 @@ type WebhookColumns = Omit<LoadedDelivery, keyof DeliveriesTable>;
  * events INSERT on PostgreSQL) and hand the rows to fanOut as `listening`.
  */
 export function listeningStatement(db: Kysely<Database>, userId: string, emitterId: string) {
-  return listeningQuery.compile(db, userId, emitterId, `${idPrefix(emitterId)}_*`);
+  return listeningQuery.compile(db, userId, emitterId, emitterGlob(emitterId));
 }
 
 /**

@@ -1,8 +1,9 @@
-// Delivery to sources ("dc") and workflows ("p"): the composition root (main.ts) builds one
+// Delivery to sources and workflows: the composition root (main.ts) builds one
 // handler per listener kind and hands them to the delivery worker. A delivery to a kind without
 // a handler stays pending and is retried (durable, never dropped). A handler that throws is
 // retried on the webhook retry schedule.
 import type { Kysely } from "kysely";
+import type { HandledListenerKind } from "../../lib/resource-kinds.js";
 import type { Database } from "../../store/schema.js";
 
 export interface ListenerDelivery {
@@ -24,5 +25,5 @@ export interface ListenerDelivery {
 
 export type ListenerHandler = (delivery: ListenerDelivery) => Promise<void>;
 
-/** The handler of each listener kind, by id prefix ("dc" sources, "p" workflows). */
-export type ListenerHandlers = ReadonlyMap<string, ListenerHandler>;
+/** The handler of each listener kind the delivery worker does not send itself (lib/resource-kinds.ts). */
+export type ListenerHandlers = ReadonlyMap<HandledListenerKind, ListenerHandler>;
