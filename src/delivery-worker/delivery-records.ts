@@ -1,7 +1,7 @@
 // Writing a delivery's outcome: its attempts (for visibility) and its status.
 import { sql, type Kysely } from "kysely";
 import { createBatcher, type Batcher } from "../queue/batcher.js";
-import { completeJobs } from "../queue/complete-jobs.js";
+import { completeJobs } from "../queue/job-rows.js";
 import type { JobLease } from "../queue/job-queue.js";
 import { storageOf } from "../store/storage-dialect.js";
 import { rowInserter } from "../store/insert-rows.js";

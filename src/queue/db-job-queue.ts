@@ -1,8 +1,23 @@
 // The job queue over the database: a worker loop that claims due jobs under a lease, runs
 // their handlers with a per-type concurrency limit, keeps leases alive while handlers run,
-// and finishes or reschedules each job only while it still holds that job's lease.
+// and finishes or reschedules each job only while it still holds that job's lease. Per-type
+// bookkeeping is type-places.ts (it decides, this file carries out); the statements on held
+// rows are job-rows.ts; the way in is enqueue.ts.
+//
+// The states of a job, as this worker sees it:
+// - scheduled: a free row whose run_at is later; the loop sleeps until the earliest one.
+// - due: a free row whose time has come (or whose lease ran out); any worker may claim it.
+// - leased: claimed by a worker (or handed to this process's worker as it was enqueued,
+//   local-handoff.ts): lease_token and locked_until set, renewed by the heartbeat. Here it is
+//   - waiting for its key: held, its concurrency key at its limit; runs when the key frees;
+//   - queued here: leased beyond the free places, runs when a place frees, or is returned
+//     free on stop (type-places.ts, ADR 0028);
+//   - running: its handler runs.
+// - then it is removed (done), scheduled again (failed, or asked for a retry), or dead
+//   (attempts used up: moved to dead_jobs, dead-jobs.ts, until an operator sends it back).
+// A worker that dies holds its leases until they run out; the jobs are then due again.
 import { setMaxListeners } from "node:events";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 import { toError } from "../lib/errors.js";
@@ -10,13 +25,13 @@ import { randomString } from "../lib/ids.js";
 import type { Database, JobsTable } from "../store/schema.js";
 import type { HandleOptions, Job, JobHandler, JobLease, JobQueue, NewJob } from "./job-queue.js";
 import { createBatcher } from "./batcher.js";
-import { completeJobs } from "./complete-jobs.js";
-import { buryJob } from "./dead-jobs.js";
+import { buryJob, completeJob, completeJobs, renewLeases, rescheduleJob, returnUnstartedJobs } from "./job-rows.js";
 import { enqueueJobs } from "./enqueue.js";
 import type { QueueDialect } from "./queue-dialect.js";
 import { registerLocalWorker, type LocalWorker } from "./local-handoff.js";
 import { onJobsAdded, type WakeSignal } from "./wake.js";
 import { NextDueCache } from "./next-due-cache.js";
+import { TypePlaces, type Decision } from "./type-places.js";
 
 export interface QueueOptions {
   db: Kysely<Database>;
@@ -37,49 +52,15 @@ export interface QueueOptions {
 
 interface Registration {
   handler: JobHandler;
-  concurrency: number;
   /** A job claimed for a later attempt than this is dead, and so is one that fails or asks for another at it. */
   maxAttempts: number;
-  /** Claimed jobs of this type held by this worker (running or waiting for their key). */
-  running: number;
-  /** Per concurrency key: at most this many run at once (0: no limit). */
-  perKey: number;
-  runningByKey: Map<string, number>;
-  /** Claimed beyond their key's limit (a claim may overshoot a partly busy key). */
-  waitingByKey: Map<string, JobsTable[]>;
-  /**
-   * Jobs leased here that wait for a place (types without per-key limits), started oldest
-   * first as places free up: handed over while every place was taken, or claimed beyond the
-   * free places (see LINE_PER_PLACE).
-   */
-  line: JobsTable[];
-  /** Handed over into the line, their enqueuing transaction not ended yet. */
-  lineReserved: Set<JobsTable>;
   onClaimed?: (payload: unknown) => void;
-  /**
-   * The last claim found fewer due jobs than it could take, and no job was added for others
-   * to claim since: new jobs of this process may be handed to it directly (local-handoff.ts)
-   * without passing jobs that wait in the database.
-   */
-  drained: boolean;
-  /** Counts additions by others, so a claim that overlapped one does not mark the type drained. */
-  additions: number;
+  places: TypePlaces;
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
 /** SLUICE_JOB_MAX_ATTEMPTS's default (DESIGN §11): at the backoff's ten-minute cap, about three hours of tries. */
 export const DEFAULT_MAX_ATTEMPTS = 25;
-/**
- * How many leased jobs a type may hold waiting for a place, per place. Without a line, under
- * a load that fills every place, each job past them was inserted free, and from then on every
- * new job too (they must not pass the ones in the database), each claimed back as a place
- * freed: a claim per few jobs, each an UPDATE that scans and sorts the due jobs (about a
- * quarter of a millisecond), so a worker that fell behind stayed behind while the load
- * lasted. With a line, a full worker keeps a few handed-over jobs, and a claim takes jobs
- * from the database a line at a time, so the backlog is soon taken and hand-overs resume.
- * Jobs past the line wait in the database for any worker, as before.
- */
-const LINE_PER_PLACE = 1;
 
 /** Retry delay after a handler threw: exponential in the attempt number, with jitter. */
 export function errorBackoffMs(attempts: number): number {
@@ -87,22 +68,9 @@ export function errorBackoffMs(attempts: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-/** Whether a claim took as many jobs of some key as one claim may. */
-function reachedKeyCap(jobs: JobsTable[], perKey: number): boolean {
-  if (perKey <= 0 || jobs.length < perKey) return false;
-  const counts = new Map<string, number>();
-  for (const job of jobs) {
-    if (job.concurrency_key === null) continue;
-    const count = (counts.get(job.concurrency_key) ?? 0) + 1;
-    if (count >= perKey) return true;
-    counts.set(job.concurrency_key, count);
-  }
-  return false;
-}
-
 export class DbJobQueue implements JobQueue {
   private readonly handlers = new Map<string, Registration>();
-  /** Jobs this worker runs now or holds in a line: id → lease token. */
+  /** Jobs this worker holds (running, waiting for their key, or queued here): id → lease token. */
   private readonly leases = new Map<string, string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly workerId = `w${randomString(8)}`;
@@ -147,17 +115,9 @@ export class DbJobQueue implements JobQueue {
   handle(type: string, handler: JobHandler, options: HandleOptions = {}): void {
     this.handlers.set(type, {
       handler,
-      concurrency: options.concurrency ?? this.defaultConcurrency,
       maxAttempts: options.maxAttempts ?? this.maxAttempts,
-      running: 0,
-      perKey: options.perKeyConcurrency ?? 0,
-      runningByKey: new Map(),
-      waitingByKey: new Map(),
-      line: [],
-      lineReserved: new Set(),
       onClaimed: options.onClaimed,
-      drained: false,
-      additions: 0,
+      places: new TypePlaces(options.concurrency ?? this.defaultConcurrency, options.perKeyConcurrency ?? 0),
     });
     this.wake();
   }
@@ -189,7 +149,7 @@ export class DbJobQueue implements JobQueue {
     this.abort.abort();
     this.wake();
     await this.loopDone;
-    await this.returnLines();
+    await this.returnQueuedHere();
     await Promise.allSettled([...this.inFlight]);
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.listener?.close();
@@ -206,8 +166,7 @@ export class DbJobQueue implements JobQueue {
   private undrain(types: readonly string[] | undefined): void {
     for (const [type, registration] of this.handlers) {
       if (types && !types.includes(type)) continue;
-      registration.drained = false;
-      registration.additions++;
+      registration.places.jobsAdded();
     }
   }
 
@@ -215,16 +174,7 @@ export class DbJobQueue implements JobQueue {
   private readonly localWorker: LocalWorker = {
     reserve: (row, now) => {
       const registration = this.handlers.get(row.type);
-      if (!this.running || !registration?.drained) return false;
-      if (registration.running >= registration.concurrency) {
-        if (this.lineRoom(registration) <= 0) return false;
-        registration.lineReserved.add(row);
-      } else {
-        const key = registration.perKey > 0 ? row.concurrency_key : null;
-        if (key !== null && this.heldOf(key, registration) >= registration.perKey) return false;
-        registration.running++;
-        if (key !== null) registration.runningByKey.set(key, (registration.runningByKey.get(key) ?? 0) + 1);
-      }
+      if (!this.running || !registration?.places.reserve(row)) return false;
       row.lease_token = `${this.workerId}.${++this.claimCounter}`;
       row.locked_until = now + this.leaseMs;
       row.attempts = 1;
@@ -235,48 +185,42 @@ export class DbJobQueue implements JobQueue {
         const registration = this.handlers.get(row.type) as Registration;
         // Stopped meanwhile: the job stays leased and is claimed again when its lease ends.
         if (!this.running) {
-          this.releaseReserved(row, registration);
-          continue;
-        }
-        if (registration.lineReserved.delete(row)) {
-          this.addToLine(row, registration);
-          this.startFromLine(registration); // a place may have freed since it was reserved
+          this.carryOut(registration.places.releaseReserved(row), row.type, registration);
           continue;
         }
         this.leases.set(row.id, row.lease_token!);
-        this.announceClaim(row, registration);
-        this.startJob(row, registration, registration.perKey > 0 ? row.concurrency_key : null);
+        this.carryOut(registration.places.startReserved(row), row.type, registration);
       }
     },
     release: (rows) => {
-      for (const row of rows) this.releaseReserved(row, this.handlers.get(row.type) as Registration);
+      for (const row of rows) {
+        const registration = this.handlers.get(row.type) as Registration;
+        this.carryOut(registration.places.releaseReserved(row), row.type, registration);
+      }
     },
   };
 
-  private releaseReserved(row: JobsTable, registration: Registration): void {
-    if (registration.lineReserved.delete(row)) return;
-    registration.running--;
-    const key = registration.perKey > 0 ? row.concurrency_key : null;
-    if (key !== null) this.passKeyPlace(registration, key);
-    this.wake([row.type], true);
-  }
-
-  /**
-   * A job gives up its place under `key`: to the next job waiting for it, else the key holds
-   * one fewer. Whether the key was at its limit before (a claim may now find more of it).
-   */
-  private passKeyPlace(registration: Registration, key: string): boolean {
-    const waiting = registration.waitingByKey.get(key);
-    const heldBefore = (registration.runningByKey.get(key) ?? 0) + (waiting?.length ?? 0);
-    const next = waiting?.shift();
-    if (waiting?.length === 0) registration.waitingByKey.delete(key);
-    if (next) this.startJob(next, registration, key);
-    else {
-      const left = (registration.runningByKey.get(key) ?? 1) - 1;
-      if (left > 0) registration.runningByKey.set(key, left);
-      else registration.runningByKey.delete(key);
+  /** Carries out what a type's bookkeeping decided, in order. */
+  private carryOut(decisions: readonly Decision[], type: string, registration: Registration): void {
+    for (const decision of decisions) {
+      switch (decision.kind) {
+        case "announce":
+          this.announceClaim(decision.row, registration);
+          break;
+        case "run":
+          this.startJob(decision.row, registration, decision.key);
+          break;
+        case "wake":
+          this.wake([type], true);
+          break;
+        case "claim-again":
+          this.addClaimType(type, undefined);
+          break;
+        case "recheck-next-due":
+          this.nextDue.markStale(type);
+          break;
+      }
     }
-    return heldBefore === registration.perKey;
   }
 
   /**
@@ -316,28 +260,16 @@ export class DbJobQueue implements JobQueue {
       try {
         for (const [type, registration] of this.handlers) {
           if (!all && !types.has(type)) continue;
-          const free = registration.concurrency - registration.running;
-          if (free <= 0 || !this.running) continue;
-          // New jobs only of keys this worker runs its limit of: nothing to claim for them now
-          // (the claim would skip them); the release of such a key wakes the loop again.
-          const keys = all ? null : types.get(type);
-          if (keys && this.allBusy(keys, registration)) continue;
-          const additions = registration.additions;
-          // Claimed beyond the free places, into the line: jobs that waited in the database
-          // are taken a line at a time, not a place at a time, and once they are all taken new
-          // jobs are handed over again (drained).
-          const limit = free + this.lineRoom(registration);
-          const jobs = await this.claim(type, limit, registration);
-          if (jobs.length < limit && registration.additions === additions) registration.drained = true;
-          jobs.forEach((row, i) => (i < free ? this.dispatch(row, registration) : this.addToLine(row, registration)));
-          if (jobs.length === limit) {
-            full = true;
-            this.addClaimType(type, undefined); // more may be due: look again at once
-          } else if (reachedKeyCap(jobs, registration.perKey)) {
-            // The claim stopped at a key it just filled; other keys' jobs may be due beyond
-            // its scan, so the next-due time is looked up again (now skipping that key).
-            this.nextDue.markStale(type);
-          }
+          if (!this.running) continue;
+          // New jobs only of keys this worker runs its limit of: nothing to claim for them now.
+          const plan = registration.places.planClaim(all ? null : (types.get(type) ?? null));
+          if (!plan) continue;
+          const jobs = await this.claim(type, plan.limit, registration);
+          for (const row of jobs) this.leases.set(row.id, row.lease_token!);
+          const decisions = registration.places.claimed(plan, jobs);
+          // All it asked for: more may be due, look again at once.
+          if (decisions.some((decision) => decision.kind === "claim-again")) full = true;
+          this.carryOut(decisions, type, registration);
         }
       } catch (error) {
         if (this.running) this.options.logger.error({ err: error }, "queue claim failed");
@@ -360,45 +292,8 @@ export class DbJobQueue implements JobQueue {
 
   private async claim(type: string, limit: number, registration: Registration): Promise<JobsTable[]> {
     const token = `${this.workerId}.${++this.claimCounter}`;
-    const busyKeys = this.busyKeys(registration);
-    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token, busyKeys, perKey: registration.perKey });
-  }
-
-  /**
-   * Keys skipped by claims: those this worker holds (runs or has waiting) its limit of, so a
-   * key holds at most twice its limit and its next job starts without waiting for a claim.
-   */
-  private busyKeys(registration: Registration): string[] {
-    if (registration.perKey <= 0) return [];
-    return [...registration.runningByKey.keys()].filter((key) => this.heldOf(key, registration) >= registration.perKey);
-  }
-
-  private allBusy(keys: Set<string>, registration: Registration): boolean {
-    if (registration.perKey <= 0) return false;
-    for (const key of keys) if (this.heldOf(key, registration) < registration.perKey) return false;
-    return true;
-  }
-
-  private heldOf(key: string, registration: Registration): number {
-    return (registration.runningByKey.get(key) ?? 0) + (registration.waitingByKey.get(key)?.length ?? 0);
-  }
-
-  private dispatch(row: JobsTable, registration: Registration): void {
-    registration.running++;
-    this.leases.set(row.id, row.lease_token!);
-    this.announceClaim(row, registration);
-    const key = registration.perKey > 0 ? row.concurrency_key : null;
-    if (key !== null) {
-      const running = registration.runningByKey.get(key) ?? 0;
-      if (running >= registration.perKey) {
-        const waiting = registration.waitingByKey.get(key);
-        if (waiting) waiting.push(row);
-        else registration.waitingByKey.set(key, [row]);
-        return;
-      }
-      registration.runningByKey.set(key, running + 1);
-    }
-    this.startJob(row, registration, key);
+    const { places } = registration;
+    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token, busyKeys: places.busyKeys(), perKey: places.perKey });
   }
 
   private announceClaim(row: JobsTable, registration: Registration): void {
@@ -412,64 +307,30 @@ export class DbJobQueue implements JobQueue {
 
   private startJob(row: JobsTable, registration: Registration, key: string | null): void {
     let keyHeld = key !== null;
-    // Gives the job's place under its key to the next waiting job, at most once per job.
-    const releaseKey = () => {
-      if (!keyHeld || key === null) return false;
+    // The job's place under its key, given to the next waiting job at most once per job.
+    const keyStillHeld = () => {
+      const held = keyHeld ? key : null;
       keyHeld = false;
-      return this.passKeyPlace(registration, key);
+      return held;
     };
     const run = this.runJob(row, registration, () => {
-      if (releaseKey()) this.wake([row.type], true);
+      const held = keyStillHeld();
+      if (held !== null) this.carryOut(registration.places.releaseKey(held), row.type, registration);
     }).finally(() => {
-      // Claiming again only helps when this frees something a claim was short of: a slot of
-      // a full type with jobs left in the database (not drained: once drained, new jobs come
-      // by hand-over or wake the loop themselves), or a key that was at its limit (claims
-      // skip such keys, so drained says nothing of them). Other wake-ups come from new jobs
-      // and timers.
-      const wasFull = registration.running >= registration.concurrency;
-      registration.running--;
       this.leases.delete(row.id);
       this.inFlight.delete(run);
-      const keyFreed = releaseKey();
-      if (this.startFromLine(registration)) return;
-      if (keyFreed || (wasFull && !registration.drained)) this.wake([row.type], true);
+      this.carryOut(registration.places.finished(keyStillHeld(), this.running), row.type, registration);
     });
     this.inFlight.add(run);
   }
 
-  /** Room left in the type's line (none for types with per-key limits: their keys wait apart). */
-  private lineRoom(registration: Registration): number {
-    if (registration.perKey > 0) return 0;
-    return Math.max(0, registration.concurrency * LINE_PER_PLACE - registration.line.length - registration.lineReserved.size);
-  }
-
-  private addToLine(row: JobsTable, registration: Registration): void {
-    this.leases.set(row.id, row.lease_token!);
-    registration.line.push(row);
-  }
-
-  /** Starts the oldest job of the type's line if a place is free; whether it did. */
-  private startFromLine(registration: Registration): boolean {
-    if (!this.running || registration.line.length === 0 || registration.running >= registration.concurrency) return false;
-    const row = registration.line.shift()!;
-    registration.running++;
-    this.announceClaim(row, registration);
-    this.startJob(row, registration, null);
-    return true;
-  }
-
-  /** On stop: jobs still in a line are made free again, for any worker to claim at once. */
-  private async returnLines(): Promise<void> {
-    const rows = [...this.handlers.values()].flatMap((registration) => registration.line.splice(0));
+  /** On stop: jobs still queued here are made free again, for any worker to claim at once. */
+  private async returnQueuedHere(): Promise<void> {
+    const rows = [...this.handlers.values()].flatMap((registration) => registration.places.takeQueuedHere());
     if (rows.length === 0) return;
     for (const row of rows) this.leases.delete(row.id);
     try {
-      await this.options.db
-        .updateTable("jobs")
-        .set({ lease_token: null, locked_until: null, attempts: sql<number>`attempts - 1` })
-        .where("id", "in", rows.map((row) => row.id))
-        .where("lease_token", "in", rows.map((row) => row.lease_token!))
-        .execute();
+      await returnUnstartedJobs(this.options.db, rows);
     } catch (error) {
       // Their leases run out instead, and they are claimed then.
       this.options.logger.warn({ err: error }, "could not return waiting jobs to the queue");
@@ -483,8 +344,7 @@ export class DbJobQueue implements JobQueue {
     // stays leased and runs again once its lease expires (at least once, never lost).
     let completedByHandler = false;
     const complete = async (db: Kysely<Database>) => {
-      const result = await db.deleteFrom("jobs").where("id", "=", row.id).where("lease_token", "=", token).executeTakeFirst();
-      if (Number(result.numDeletedRows) !== 1) throw new Error(`job ${row.id} is no longer leased by this worker`);
+      await completeJob(db, { id: row.id, token });
       completedByHandler = true;
     };
     // Claimed for one attempt more than its type allows: the attempt before neither finished nor
@@ -527,12 +387,7 @@ export class DbJobQueue implements JobQueue {
   }
 
   private async reschedule(row: JobsTable, token: string, runAt: number, lastError: string | null): Promise<void> {
-    await this.options.db
-      .updateTable("jobs")
-      .set({ run_at: runAt, lease_token: null, locked_until: null, last_error: lastError })
-      .where("id", "=", row.id)
-      .where("lease_token", "=", token)
-      .execute();
+    await rescheduleJob(this.options.db, { id: row.id, token }, runAt, lastError);
     // Its type's next-due time changed (a leased job counted until its lease's end). Without
     // this, a wake-up timer that fires a millisecond early (Node's timers start from the
     // loop's cached time) found nothing to claim, and the loop slept until that old time.
@@ -548,11 +403,7 @@ export class DbJobQueue implements JobQueue {
     const tokens = [...new Set(this.leases.values())];
     if (tokens.length === 0) return;
     try {
-      await this.options.db
-        .updateTable("jobs")
-        .set({ locked_until: this.options.clock.now() + this.leaseMs })
-        .where("lease_token", "in", tokens)
-        .execute();
+      await renewLeases(this.options.db, tokens, this.options.clock.now() + this.leaseMs);
     } catch (error) {
       if (this.running) this.options.logger.warn({ err: error }, "could not renew job leases");
     }
@@ -575,7 +426,7 @@ export class DbJobQueue implements JobQueue {
   }
 
   private async queryNextDue(type: string): Promise<number> {
-    const next = await this.options.dialect.nextDue(this.options.db, type, this.busyKeys(this.handlers.get(type) as Registration));
+    const next = await this.options.dialect.nextDue(this.options.db, type, (this.handlers.get(type) as Registration).places.busyKeys());
     return next ?? Infinity;
   }
 

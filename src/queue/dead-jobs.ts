@@ -1,34 +1,11 @@
 // Dead jobs: a job that used up its attempts leaves the queue for `dead_jobs` (migration 016),
 // where the claim never looks, until an operator sends it back. Nothing in the queue retries
-// forever: a job that throws every time, or kills its worker every time, ends here.
-import { sql, type Kysely } from "kysely";
-import type { Database, DeadJobsTable, JobsTable } from "../store/schema.js";
+// forever: a job that throws every time, or kills its worker every time, ends here. A worker
+// moves a job here with buryJob (job-rows.ts).
+import type { Kysely } from "kysely";
+import type { Database, DeadJobsTable } from "../store/schema.js";
 import { paginateByCreation, type Page, type PageRequest } from "../store/paginate.js";
-import { enqueueRows } from "./enqueue.js";
-
-/**
- * Moves a job this worker holds (its lease `token`) to the dead jobs, with the reason it died.
- * Whether it did: a job whose lease was lost meanwhile belongs to its new holder.
- */
-export async function buryJob(db: Kysely<Database>, job: { id: string; token: string }, lastError: string, now: number): Promise<boolean> {
-  return db.transaction().execute(async (tx) => {
-    // Typed casts: PostgreSQL would take a bare parameter in the select list for text.
-    const inserted = await tx
-      .insertInto("dead_jobs")
-      .columns(["id", "type", "payload", "user_id", "concurrency_key", "attempts", "last_error", "created_at", "died_at"])
-      .expression(
-        tx
-          .selectFrom("jobs")
-          .select(["id", "type", "payload", "user_id", "concurrency_key", "attempts", sql<string>`cast(${lastError} as text)`.as("last_error"), "created_at", sql<number>`cast(${now} as bigint)`.as("died_at")])
-          .where("id", "=", job.id)
-          .where("lease_token", "=", job.token),
-      )
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-    await tx.deleteFrom("jobs").where("id", "=", job.id).where("lease_token", "=", job.token).execute();
-    return true;
-  });
-}
+import { enqueueJobs } from "./enqueue.js";
 
 /** The dead jobs, newest first by the time they were enqueued. */
 export function listDeadJobRows(db: Kysely<Database>, page: PageRequest): Promise<Page<DeadJobsTable>> {
@@ -44,20 +21,16 @@ export async function reviveJob(db: Kysely<Database>, id: string, now: number): 
   return db.transaction().execute(async (tx) => {
     const dead = await tx.deleteFrom("dead_jobs").where("id", "=", id).returningAll().executeTakeFirst();
     if (!dead) return (await tx.selectFrom("jobs").select("id").where("id", "=", id).executeTakeFirst()) ? "queued" : "unknown";
-    const row: JobsTable = {
+    const job = {
       id: dead.id,
       type: dead.type,
-      payload: dead.payload,
-      user_id: dead.user_id,
-      concurrency_key: dead.concurrency_key,
-      run_at: now,
-      attempts: 0,
-      lease_token: null,
-      locked_until: null,
-      last_error: dead.last_error,
-      created_at: Number(dead.created_at),
+      payload: JSON.parse(dead.payload),
+      userId: dead.user_id ?? undefined,
+      concurrencyKey: dead.concurrency_key ?? undefined,
+      createdAt: Number(dead.created_at),
+      lastError: dead.last_error,
     };
-    await enqueueRows(tx, [row], now);
+    await enqueueJobs(tx, [job], now);
     return "revived";
   });
 }

@@ -1,6 +1,9 @@
-// The outbox write: jobs are rows inserted with the caller's `db`, which may be an open
-// transaction, so they exist exactly when the work that caused them was committed. Usable
-// without a queue instance (fan-out runs deep inside other verbs' transactions).
+// The one way into the queue: every job (new, fanned out, handed to this process's worker, or
+// a dead one sent back) enters through enqueueJobs; JobQueue.enqueue stamps its clock's time
+// and calls it. This is the outbox write: jobs are rows inserted with the caller's `db`, which
+// may be an open transaction, so they exist exactly when the work that caused them was
+// committed. Usable without a queue instance (fan-out runs deep inside other verbs'
+// transactions), so the caller passes the time from its context's clock.
 import type { Kysely } from "kysely";
 import { newTimeOrderedId } from "../lib/ids.js";
 import { combined } from "../store/deferred-writes.js";
@@ -30,10 +33,18 @@ const insertJobs = rowInserter("jobs", {
   created_at: true,
 });
 
-export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: number = Date.now()): Promise<void> {
+/** A dead job sent back (dead-jobs.ts) keeps its id, its creation time and the error it died of. */
+export interface ReturningJob extends NewJob {
+  id: string;
+  createdAt: number;
+  lastError: string | null;
+}
+
+/** Adds jobs inside `db`, which may be an open transaction; `now` (ms, the caller's clock) stamps them and is when they are due unless they say. */
+export async function enqueueJobs(db: Kysely<Database>, jobs: ReadonlyArray<NewJob | ReturningJob>, now: number): Promise<void> {
   if (jobs.length === 0) return;
   const rows: JobsTable[] = jobs.map((job) => ({
-    id: newTimeOrderedId("job"),
+    id: "id" in job ? job.id : newTimeOrderedId("job"),
     type: job.type,
     payload: JSON.stringify(job.payload ?? null),
     user_id: job.userId ?? null,
@@ -42,14 +53,14 @@ export async function enqueueJobs(db: Kysely<Database>, jobs: NewJob[], now: num
     attempts: 0,
     lease_token: null,
     locked_until: null,
-    last_error: null,
-    created_at: now,
+    last_error: "lastError" in job ? job.lastError : null,
+    created_at: "createdAt" in job ? job.createdAt : now,
   }));
   await enqueueRows(db, rows, now);
 }
 
-/** Writes whole job rows (new ones, or dead ones sent back) and starts or wakes their workers. */
-export async function enqueueRows(db: Kysely<Database>, rows: JobsTable[], now: number): Promise<void> {
+/** Writes the rows and starts or wakes their workers. */
+async function enqueueRows(db: Kysely<Database>, rows: JobsTable[], now: number): Promise<void> {
   // Handed to this process's worker only where the transaction's outcome can be told (none,
   // or one with a scope): a job taken in a transaction that then rolled back would hold its
   // worker's place until its lease ran out.

@@ -46,7 +46,7 @@ for (const dialect of DIALECTS) {
       announced.length = 0;
       const db = app.sluice.services.ctx.db;
       await inScopedTransaction(db, async (tx) => {
-        await fanOut(tx, events(3), { announce: app.sluice.services.ctx.committedDeliveries });
+        await fanOut(tx, events(3), { now: Date.now(), announce: app.sluice.services.ctx.committedDeliveries });
         assert.equal(announced.length, 0, "not before the commit");
       });
       assert.equal(announced.length, 1);
@@ -69,7 +69,7 @@ for (const dialect of DIALECTS) {
       announced.length = 0;
       await assert.rejects(
         inScopedTransaction(app.sluice.services.ctx.db, async (tx) => {
-          await fanOut(tx, events(2), { announce: app.sluice.services.ctx.committedDeliveries });
+          await fanOut(tx, events(2), { now: Date.now(), announce: app.sluice.services.ctx.committedDeliveries });
           throw new Error("roll back");
         }),
         /roll back/,
@@ -99,7 +99,7 @@ for (const dialect of DIALECTS) {
       const now = Date.now();
       const event: StoredEvent = { id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { n: 1 }, metadata: {}, indexedAtMs: now };
       await inScopedTransaction(db, async (tx) => {
-        await fanOut(tx, [event], { announce: app.sluice.services.ctx.committedDeliveries });
+        await fanOut(tx, [event], { now: Date.now(), announce: app.sluice.services.ctx.committedDeliveries });
         // What a read after the commit would see: only the handed-over rows keep the first URL.
         await tx.updateTable("webhooks").set({ url: `${receiver.url}/read-back` }).where("id", "=", hook.body.data.id).execute();
       });

@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
     async function emit(emitterId: string, event: unknown): Promise<void> {
       const now = Date.now();
       const stored: StoredEvent = { id: `${now}-${sequence++}`, userId: account.id, emitterId, stream: "", event, metadata: {}, indexedAtMs: now };
-      await app.sluice.services.ctx.db.transaction().execute((trx) => fanOut(trx, [stored]));
+      await app.sluice.services.ctx.db.transaction().execute((trx) => fanOut(trx, [stored], { now: Date.now() }));
     }
 
     const list = (hookId: string, query: Record<string, string | number> = {}) => account.api.get(`/webhooks/${hookId}/deliveries`, query);

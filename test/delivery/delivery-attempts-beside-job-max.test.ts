@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
       await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hook.id, event_name: "", created_at: Date.now() }).execute();
       const now = Date.now();
       const stored: StoredEvent = { id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { n: 1 }, metadata: {}, indexedAtMs: now };
-      await db.transaction().execute((trx) => fanOut(trx, [stored]));
+      await db.transaction().execute((trx) => fanOut(trx, [stored], { now: Date.now() }));
 
       await waitFor(async () => (await account.api.get(`/webhooks/${hook.id}/deliveries`, { status: "failed" })).body.page_info.total_count === 1, 20_000);
       const [delivery] = (await account.api.get(`/webhooks/${hook.id}/deliveries`)).body.data;

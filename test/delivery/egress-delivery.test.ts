@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
         await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: res.body.data.id, event_name: "", created_at: Date.now() }).execute();
       }
       const now = Date.now();
-      await db.transaction().execute((trx) => fanOut(trx, [{ id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { secret: "internal" }, metadata: {}, indexedAtMs: now }]));
+      await db.transaction().execute((trx) => fanOut(trx, [{ id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { secret: "internal" }, metadata: {}, indexedAtMs: now }], { now }));
       const done = () => db.selectFrom("deliveries").select(["listener_id", "status"]).where("listener_id", "in", hookIds).where("status", "=", "failed").execute();
       await waitFor(async () => (await done()).length === hosts.length, 10_000);
       const attempts = await db

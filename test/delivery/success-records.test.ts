@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
       await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() }).execute();
       const now = Date.now();
       const events: StoredEvent[] = Array.from({ length: 150 }, (_, i) => ({ id: `${now}-${i}`, userId: account.id, emitterId: emitter, stream: "", event: { i }, metadata: {}, indexedAtMs: now }));
-      await db.transaction().execute((trx) => fanOut(trx, events));
+      await db.transaction().execute((trx) => fanOut(trx, events, { now: Date.now() }));
 
       await waitFor(async () => (await db.selectFrom("jobs").select("id").where("type", "=", DELIVERY_JOB).execute()).length === 0, 15_000);
       const deliveries = await db.selectFrom("deliveries").select(["id", "status", "attempts"]).where("listener_id", "=", hookId).execute();

@@ -35,10 +35,10 @@ for (const dialect of DIALECTS) {
 
     const db = () => app.sluice.services.ctx.db;
 
-    async function emit(userId: string, emitterId: string, stream: string, event: unknown, options?: FanOutOptions): Promise<StoredEvent> {
+    async function emit(userId: string, emitterId: string, stream: string, event: unknown, options?: Omit<FanOutOptions, "now">): Promise<StoredEvent> {
       const now = Date.now();
       const stored: StoredEvent = { id: `${now}-${sequence++}`, userId, emitterId, stream, event, metadata: {}, indexedAtMs: now };
-      await db().transaction().execute((trx) => fanOut(trx, [stored], options));
+      await db().transaction().execute((trx) => fanOut(trx, [stored], { now, ...options }));
       return stored;
     }
 

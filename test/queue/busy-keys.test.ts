@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { systemClock } from "../../src/lib/clock.js";
-import { completeJobs } from "../../src/queue/complete-jobs.js";
+import { completeJobs } from "../../src/queue/job-rows.js";
 import { createJobQueue } from "../../src/queue/create-job-queue.js";
 import type { DbJobQueue } from "../../src/queue/db-job-queue.js";
 import { decodeWakeSignal, encodeWakeSignal, wakeSignalFor } from "../../src/queue/wake.js";

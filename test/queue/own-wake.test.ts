@@ -29,7 +29,7 @@ describe("own wake-ups on PostgreSQL", { skip: !DIALECTS.includes("postgres") &&
     const stop = onJobsAdded((signal) => signals.push(signal));
     try {
       await inScopedTransaction(store.db, async (tx) => {
-        await enqueueJobs(tx, [{ type: "own-wake", payload: {}, concurrencyKey: "k1" }]);
+        await enqueueJobs(tx, [{ type: "own-wake", payload: {}, concurrencyKey: "k1" }], Date.now());
         assert.equal(signals.length, 0, "not before the commit");
       });
       assert.deepEqual(signals, [{ types: ["own-wake"], dueNow: true, keys: ["k1"] }]);

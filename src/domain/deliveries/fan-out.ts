@@ -24,18 +24,19 @@ import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "./hops.js";
 export interface FanOutOptions {
   /** Hops of the delivery that caused these events; defaults to the async context's. */
   hops?: number;
-  now?: number;
+  /** When the events were stored (the context's clock): stamps the deliveries and their jobs. */
+  now: number;
   /** The subscriptions of the events' one emitter, when the caller read them already (listeningStatement). */
   listening?: Listening;
   /** Where the deliveries are announced once committed (the context's); nowhere when absent. */
   announce?: CommittedDeliveries;
 }
 
-export async function fanOut(db: Kysely<Database>, events: StoredEvent[], options: FanOutOptions = {}): Promise<void> {
+export async function fanOut(db: Kysely<Database>, events: StoredEvent[], options: FanOutOptions): Promise<void> {
   if (events.length === 0) return;
   const hops = options.hops ?? currentDeliveryHops();
   if (hops >= MAX_DELIVERY_HOPS) return; // subscription loop guard, see hops.ts
-  const now = options.now ?? Date.now();
+  const { now } = options;
   const deliveries: LoadedDelivery[] = [];
 
   const groups = groupByEmitter(events);

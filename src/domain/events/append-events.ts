@@ -92,7 +92,7 @@ export async function appendEvents(state: EventWriteState, db: Kysely<Database>,
     // deferred writes (store/deferred-writes.ts), still inside the transaction.
     await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, () => writeBeforeCommit(db, trimStream.compile(db, input.emitterId, stream)));
   }
-  await fanOut(db, stored, { listening, announce: state.committedDeliveries });
+  await fanOut(db, stored, { now: input.nowMs, listening, announce: state.committedDeliveries });
   return stored;
 }
 

@@ -24,7 +24,8 @@ export async function withSourceLock<T>(ctx: Ctx, sourceId: string, leaseMs: num
 
 async function holdLease<T>(ctx: Ctx, sourceId: string, leaseMs: number, fn: (locked: LockedState) => Promise<T>): Promise<T | undefined> {
   let wait = 5;
-  const giveUpAt = Date.now() + leaseMs * 2;
+  // How long to wait is real elapsed time, not the injected clock, which stamps data (and may stand still in tests).
+  const giveUpAt = performance.now() + leaseMs * 2;
   for (;;) {
     const now = ctx.clock.now();
     const row = await ctx.db
@@ -43,7 +44,7 @@ async function holdLease<T>(ctx: Ctx, sourceId: string, leaseMs: number, fn: (lo
     }
     const exists = await ctx.db.selectFrom("sources").select("id").where("id", "=", sourceId).executeTakeFirst();
     if (!exists) return undefined;
-    if (Date.now() > giveUpAt) throw new Error(`source ${sourceId} stayed locked by another process`);
+    if (performance.now() > giveUpAt) throw new Error(`source ${sourceId} stayed locked by another process`);
     await new Promise((resolve) => setTimeout(resolve, wait));
     wait = Math.min(wait * 2, 250);
   }
