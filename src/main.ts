@@ -192,7 +192,7 @@ const RESOURCE_KINDS: ResourceKinds = new Map([
   ["p", "workflows"],
 ]);
 
-/** The context of domain verbs on an open store; the CLI's commands use it too. */
+/** The context of domain verbs on an open store. */
 export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey"> & { metrics?: Metrics }): Ctx {
   return {
     db: store.db,
@@ -210,6 +210,20 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     eventLimits: createEventLimits(options.config, store.db),
     credentialKey: options.credentialKey,
   };
+}
+
+/**
+ * Runs an operator's task on the database the configuration names, with no role started: the
+ * `sluice` commands that work without a server call this, so the CLI never opens storage
+ * itself. The store is closed however the task ends.
+ */
+export async function withDirectContext<T>(config: Config, logger: Logger, task: (ctx: Ctx) => Promise<T>): Promise<T> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    return await task(createContext(store, { clock: systemClock, logger, config }));
+  } finally {
+    await store.close();
+  }
 }
 
 async function bootstrap(ctx: Ctx, onKey: ((apiKey: string) => void) | undefined): Promise<void> {
