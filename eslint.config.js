@@ -1,5 +1,7 @@
-// Lint is part of `npm test`. The import rule keeps the HTTP layer away from storage:
-// routes call domain verbs, never Kysely directly (docs/architecture.md, "Layers").
+// Lint is part of `npm test`. The import rule keeps the transports away from storage: HTTP
+// routes, the inbound SMTP listener and the `sluice` command call domain verbs (the CLI opens a
+// database through main.ts), never the store or Kysely directly (docs/architecture.md, "Layers";
+// test/architecture/storage-imports.test.ts checks that the rule bites).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -15,9 +17,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/http/**/*.ts"],
+    files: ["src/http/**/*.ts", "src/cli/**/*.ts", "src/smtp-inbound/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/store/**", "kysely"], message: "HTTP routes call domain verbs; they never touch storage." }] }],
+      "no-restricted-imports": ["error", { patterns: [{ group: ["**/store/**", "kysely"], message: "Transports (HTTP, SMTP, the CLI) call domain verbs; they never touch storage." }] }],
     },
   },
 );

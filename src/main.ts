@@ -203,6 +203,20 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
   };
 }
 
+/**
+ * Runs an operator's task on the database the configuration names, with no role started: the
+ * `sluice` commands that work without a server call this, so the CLI never opens storage
+ * itself. The store is closed however the task ends.
+ */
+export async function withDirectContext<T>(config: Config, logger: Logger, task: (ctx: Ctx) => Promise<T>): Promise<T> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  try {
+    return await task(createContext(store, { clock: systemClock, logger, config }));
+  } finally {
+    await store.close();
+  }
+}
+
 async function bootstrap(ctx: Ctx, onKey: ((apiKey: string) => void) | undefined): Promise<void> {
   try {
     const created = await bootstrapFirstUser({ ctx });

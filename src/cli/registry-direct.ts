@@ -1,31 +1,21 @@
-// `sluice registry add|list` without a server: opens the database directly (like `users
-// create`) and, to add a package, a code runner of its own that inspects the package's
-// sources the way the server would. Logs go to stderr; stdout is the command's output.
+// `sluice registry add|list` without a server: the database the environment names, through
+// main.ts's direct context (like `users create`), and, to add a package, a code runner of its
+// own that inspects the package's sources the way the server would. Logs go to stderr; stdout
+// is the command's output.
 import { pino } from "pino";
 import type { Config } from "../config.js";
 import { addPackage, type AddedRegistryPackage } from "../domain/registry/add-registry-package.js";
 import { listRegistryPackages } from "../domain/registry/manage-registry-packages.js";
 import type { PackageRequest } from "../domain/registry/package-request.js";
 import type { RegistryPackageView } from "../domain/registry/registry-package-view.js";
-import { systemClock } from "../lib/clock.js";
-import { createContext } from "../main.js";
+import { withDirectContext } from "../main.js";
 import { createComponentRunner, runnerSettings } from "../runtime/component-runner.js";
 import { chooseSandbox } from "../runtime/sandbox/choose-sandbox.js";
-import { openStore } from "../store/store.js";
-import type { Ctx } from "../domain/context.js";
 
-async function withContext<T>(config: Config, run: (ctx: Ctx) => Promise<T>): Promise<T> {
-  const logger = pino({ level: "warn" }, pino.destination(2));
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  try {
-    return await run(createContext(store, { clock: systemClock, logger, config }));
-  } finally {
-    await store.close();
-  }
-}
+const stderrLogger = () => pino({ level: "warn" }, pino.destination(2));
 
 export function addPackageDirectly(config: Config, request: PackageRequest): Promise<AddedRegistryPackage> {
-  return withContext(config, async (ctx) => {
+  return withDirectContext(config, stderrLogger(), async (ctx) => {
     const sandbox = chooseSandbox(config.sandbox);
     if (sandbox.warning) ctx.logger.warn(sandbox.warning);
     const runner = createComponentRunner(runnerSettings(config, sandbox));
@@ -39,5 +29,5 @@ export function addPackageDirectly(config: Config, request: PackageRequest): Pro
 }
 
 export function listPackagesDirectly(config: Config): Promise<RegistryPackageView[]> {
-  return withContext(config, (ctx) => listRegistryPackages({ ctx }));
+  return withDirectContext(config, stderrLogger(), (ctx) => listRegistryPackages({ ctx }));
 }

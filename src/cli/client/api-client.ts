@@ -1,6 +1,6 @@
 // The REST API v1 over fetch: bearer key, JSON in and out. A refusal becomes CommandFailed
 // with the server's own message; a server that cannot be reached, one naming where.
-import { CommandFailed } from "./errors.js";
+import { CommandFailed } from "../errors.js";
 import type { ClientSettings } from "./settings.js";
 
 export type Query = Record<string, string | number | boolean | undefined>;

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { findSpecifiers, kindOf } from "../../runtime/modules/specifiers.js";
-import { UsageError } from "./errors.js";
+import { UsageError } from "../errors.js";
 
 export interface LocalComponent {
   code: string;

@@ -1,7 +1,7 @@
 // Ids or names: wherever a command takes an id, the name of a source, workflow or webhook
 // works too. An id is recognised by its prefix; a name must match exactly one resource.
 import type { ApiClient } from "./api-client.js";
-import { CommandFailed } from "./errors.js";
+import { CommandFailed } from "../errors.js";
 
 export type ResourceKind = "source" | "workflow" | "webhook";
 

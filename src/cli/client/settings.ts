@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { CommandFailed } from "./errors.js";
+import { CommandFailed } from "../errors.js";
 
 export interface ClientSettings {
   apiUrl: string;

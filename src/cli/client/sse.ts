@@ -1,7 +1,7 @@
 // Follows a live tail (Server-Sent Events). A dropped connection is opened again with
 // Last-Event-ID set to the last event seen, so the server resumes right after it: no event
 // is shown twice or lost.
-import { CommandFailed } from "./errors.js";
+import { CommandFailed } from "../errors.js";
 import type { ApiClient, Query } from "./api-client.js";
 
 export interface TailEvent {

@@ -1,7 +1,7 @@
 // What client commands share: the client from the settings, --prop parsing, and the
 // --json switch.
 import { ApiClient } from "../client/api-client.js";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { loadClientSettings } from "../client/settings.js";
 
 export const client = (): ApiClient => new ApiClient(loadClientSettings());

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { readLocalComponent } from "../client/local-files.js";
 import { printJson } from "../output.js";
 import { client, collectProp, sourceLines, type JsonOption } from "./common.js";

@@ -6,7 +6,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Command } from "commander";
 import type { ApiClient } from "../client/api-client.js";
-import { CommandFailed } from "../client/errors.js";
+import { CommandFailed } from "../errors.js";
 import { readLocalComponent, type LocalComponent } from "../client/local-files.js";
 import { followTail } from "../client/sse.js";
 import { eventLine } from "../output.js";

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { loadConfig } from "../../config.js";
 import type { DeadJobView } from "../../domain/jobs/manage-dead-jobs.js";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { listDeadJobsDirectly, retryDeadJobDirectly } from "../jobs-direct.js";
 import { printJson, printTable, time } from "../output.js";
 import type { JsonOption } from "./common.js";

@@ -1,6 +1,6 @@
 // `sluice list [sources | workflows | webhooks | subscriptions | accounts]`: a table of every page.
 import type { Command } from "commander";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { printJson, printTable, time } from "../output.js";
 import { client, type JsonOption } from "./common.js";
 

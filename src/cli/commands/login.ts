@@ -3,7 +3,7 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { ApiClient } from "../client/api-client.js";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { normalizeApiUrl, saveClientSettings } from "../client/settings.js";
 import { printJson } from "../output.js";
 import type { JsonOption } from "./common.js";

@@ -8,7 +8,7 @@ import { parsePackageRequest, type PackageRequest } from "../../domain/registry/
 import type { RegistryPackageView } from "../../domain/registry/registry-package-view.js";
 import { ServiceError } from "../../lib/errors.js";
 import { ApiClient } from "../client/api-client.js";
-import { CommandFailed, UsageError } from "../client/errors.js";
+import { CommandFailed, UsageError } from "../errors.js";
 import { normalizeApiUrl } from "../client/settings.js";
 import { printJson, printTable, time } from "../output.js";
 import { addPackageDirectly, listPackagesDirectly } from "../registry-direct.js";

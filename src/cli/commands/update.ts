@@ -1,6 +1,6 @@
 // `sluice update <source> [file]`: new code, props or active flag for a source, keeping its id.
 import type { Command } from "commander";
-import { UsageError } from "../client/errors.js";
+import { UsageError } from "../errors.js";
 import { resolveRef } from "../client/resolve.js";
 import { printJson } from "../output.js";
 import { client, collectProp, sourceLines, type JsonOption } from "./common.js";

@@ -41,14 +41,22 @@ export async function revokeApiKey({ ctx, actor, input }: { ctx: Ctx; actor: Act
   ctx.authCache.forgetKey(input.id);
 }
 
+/** The account whose keys an operator rotates: by id, or by its username. */
+export type RotatedAccount = { userId: string } | { username: string };
+
 /** A new key for the account, every other key revoked; returns the new key in full. */
-export async function rotateApiKey({ ctx, input }: { ctx: Ctx; input: { userId: string } }): Promise<ApiKeyView> {
+export async function rotateApiKey({ ctx, input }: { ctx: Ctx; input: RotatedAccount }): Promise<ApiKeyView> {
   const now = ctx.clock.now();
   const created = await ctx.db.transaction().execute(async (db) => {
-    const user = await db.selectFrom("users").select("id").where("id", "=", input.userId).executeTakeFirst();
-    if (!user) throw notFound();
-    const view = await insertApiKey(db, { userId: input.userId, name: "rotated", expiresAt: null, nowMs: now });
-    await db.deleteFrom("api_keys").where("user_id", "=", input.userId).where("id", "!=", view.id).execute();
+    const byId = "userId" in input;
+    const user = await db
+      .selectFrom("users")
+      .select("id")
+      .where(byId ? "id" : "username", "=", byId ? input.userId : input.username)
+      .executeTakeFirst();
+    if (!user) throw new ServiceError("NOT_FOUND", byId ? `no account with id ${input.userId}` : `no account named "${input.username}"`);
+    const view = await insertApiKey(db, { userId: user.id, name: "rotated", expiresAt: null, nowMs: now });
+    await db.deleteFrom("api_keys").where("user_id", "=", user.id).where("id", "!=", view.id).execute();
     return view;
   });
   return created;
