@@ -87,6 +87,10 @@ export interface Config {
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
 
+/** What a process does (`sluice serve --role`); every role when none is named. */
+export type Role = "api" | "worker" | "scheduler";
+export const ALL_ROLES: Role[] = ["api", "worker", "scheduler"];
+
 export class ConfigError extends Error {}
 
 export const MIN_ADMIN_TOKEN_LENGTH = 32;

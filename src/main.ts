@@ -3,7 +3,7 @@
 // deliveries to sources and workflows, and which job types the queue runs.
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import { assertSafeConfig, type Config } from "./config.js";
+import { ALL_ROLES, assertSafeConfig, type Config, type Role } from "./config.js";
 import type { Ctx } from "./domain/context.js";
 import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
@@ -36,8 +36,7 @@ import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
 import { openStore, type Store } from "./store/store.js";
 import { loadCredentialKey } from "./domain/accounts/credential-key.js";
 
-export type Role = "api" | "worker" | "scheduler";
-export const ALL_ROLES: Role[] = ["api", "worker", "scheduler"];
+export { ALL_ROLES, type Role } from "./config.js";
 
 /** Something that runs in the background of a role and stops on shutdown. */
 export interface BackgroundTask {

@@ -6,7 +6,6 @@ import type { Command } from "commander";
 import { loadConfig } from "../../config.js";
 import type { DeadJobView } from "../../domain/jobs/manage-dead-jobs.js";
 import { UsageError } from "../errors.js";
-import { listDeadJobsDirectly, retryDeadJobDirectly } from "../jobs-direct.js";
 import { printJson, printTable, time } from "../output.js";
 import type { JsonOption } from "./common.js";
 import { adminClient, direct } from "./registry.js";
@@ -33,7 +32,7 @@ export function jobCommands(program: Command): void {
       const api = adminClient();
       const listed: { data: DeadJobView[] } = api
         ? await api.get("/admin/jobs", { state: "dead", limit: page.limit, after: page.after })
-        : await direct(() => listDeadJobsDirectly(loadConfig(), page));
+        : await direct(async () => (await import("../jobs-direct.js")).listDeadJobsDirectly(loadConfig(), page));
       if (options.json) return printJson(listed);
       const oneLine = (text: string | null) => (text ?? "").replace(/\s+/g, " ").slice(0, ERROR_WIDTH);
       printTable(
@@ -49,7 +48,7 @@ export function jobCommands(program: Command): void {
     .action(async (id: string) => {
       const api = adminClient();
       if (api) await api.request("POST", `/admin/jobs/${encodeURIComponent(id)}/retry`);
-      else await direct(() => retryDeadJobDirectly(loadConfig(), id));
+      else await direct(async () => (await import("../jobs-direct.js")).retryDeadJobDirectly(loadConfig(), id));
       process.stdout.write(`${id} is queued again\n`);
     });
 }

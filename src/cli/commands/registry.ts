@@ -11,7 +11,6 @@ import { ApiClient } from "../client/api-client.js";
 import { CommandFailed, UsageError } from "../errors.js";
 import { normalizeApiUrl } from "../client/settings.js";
 import { printJson, printTable, time } from "../output.js";
-import { addPackageDirectly, listPackagesDirectly } from "../registry-direct.js";
 import type { JsonOption } from "./common.js";
 
 /** The admin API, when the environment names a server and its admin token. */
@@ -52,7 +51,7 @@ export function registryCommands(program: Command): void {
       const api = adminClient();
       const added: AddedRegistryPackage = api
         ? (await api.request("POST", "/admin/registry/packages", { json: { name: request.name, ...(request.range ? { version: request.range } : {}) } })).data
-        : await direct(() => addPackageDirectly(loadConfig(), request));
+        : await direct(async () => (await import("../registry-direct.js")).addPackageDirectly(loadConfig(), request));
       if (options.json) return printJson(added);
       process.stdout.write(`${added.name}@${added.version}\n${added.keys.map((key) => `  ${key}\n`).join("")}`);
       for (const skipped of added.skipped) process.stderr.write(`skipped ${skipped.path}: ${skipped.reason}\n`);
@@ -64,7 +63,7 @@ export function registryCommands(program: Command): void {
     .option("--json", "print the API's data as JSON")
     .action(async (options: JsonOption) => {
       const api = adminClient();
-      const packages: RegistryPackageView[] = api ? (await api.get("/admin/registry/packages")).data : await direct(() => listPackagesDirectly(loadConfig()));
+      const packages: RegistryPackageView[] = api ? (await api.get("/admin/registry/packages")).data : await direct(async () => (await import("../registry-direct.js")).listPackagesDirectly(loadConfig()));
       if (options.json) return printJson(packages);
       printTable(["PACKAGE", "VERSION", "UPDATED", "KEYS"], packages.map((p) => [p.name, p.version, time(p.updated_at), p.keys.join(",")]));
     });

@@ -1,8 +1,7 @@
 // `sluice serve`: runs the platform in this process with the roles asked for, until SIGTERM or
 // SIGINT stops it gracefully.
 import type { Command } from "commander";
-import { loadConfig } from "../../config.js";
-import { ALL_ROLES, startSluice, type Role } from "../../main.js";
+import { ALL_ROLES, loadConfig, type Role } from "../../config.js";
 import { UsageError } from "../errors.js";
 
 function rolesOf(role: string): Role[] {
@@ -14,6 +13,8 @@ function rolesOf(role: string): Role[] {
 async function serve(options: { role: string }): Promise<void> {
   const roles = rolesOf(options.role);
   const config = loadConfig();
+  // Loaded here, not at the top: client commands load only the client.
+  const { startSluice } = await import("../../main.js");
   const sluice = await startSluice(config, {
     roles,
     onBootstrapKey: (apiKey) => {

@@ -6,7 +6,6 @@ import type { Plan } from "../../domain/users/create-user.js";
 import { ServiceError } from "../../lib/errors.js";
 import { UsageError } from "../errors.js";
 import { printJson } from "../output.js";
-import { createUserDirectly, rotateKeyDirectly } from "../users-direct.js";
 
 /**
  * No server stands between these commands and the domain: what the domain refuses (a taken
@@ -32,7 +31,7 @@ export function userCommands(program: Command): void {
     .requiredOption("--email <address>", "the account's e-mail address")
     .addOption(new Option("--plan <plan>", "the account's plan").choices(["free", "paid"]).default("free"))
     .action(async (options: { username: string; email: string; plan: Plan }) => {
-      const user = await refusalIsUsage(() => createUserDirectly(loadConfig(), { username: options.username, email: options.email, plan: options.plan }));
+      const user = await refusalIsUsage(async () => (await import("../users-direct.js")).createUserDirectly(loadConfig(), { username: options.username, email: options.email, plan: options.plan }));
       printJson({ data: user });
     });
 
@@ -44,7 +43,7 @@ export function userCommands(program: Command): void {
     .action(async (options: { username?: string; id?: string }) => {
       if (options.username === undefined && options.id === undefined) throw new UsageError("give either --username or --id");
       const account = options.id !== undefined ? { userId: options.id } : { username: options.username! };
-      const key = await refusalIsUsage(() => rotateKeyDirectly(loadConfig(), account));
+      const key = await refusalIsUsage(async () => (await import("../users-direct.js")).rotateKeyDirectly(loadConfig(), account));
       process.stdout.write(`${key}\n`);
     });
 }
