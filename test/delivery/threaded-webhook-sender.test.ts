@@ -37,8 +37,9 @@ describe("threaded webhook sender", () => {
     const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
     const first = await sender.send(request("/ok"));
     assert.equal(first.status, 200);
+    const hangingReceived = received + 1;
     const hanging = sender.send(request("/hang"));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the hanging one is in the thread
+    while (received < hangingReceived) await new Promise((resolve) => setTimeout(resolve, 10)); // the hanging one is in the thread
     const exiting = await sender.send(request("/exit-thread"));
     assert.match(exiting.error ?? "", /thread exited/);
     assert.match((await hanging).error ?? "", /thread exited/);
@@ -50,9 +51,10 @@ describe("threaded webhook sender", () => {
   it("answers at shutdown both a request in the thread and one not yet handed over", async () => {
     const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false });
     const shutdown = new AbortController();
+    const receivedBefore = received + 1;
     const inThread = sender.send(request("/hang", { signal: shutdown.signal }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const receivedBefore = received;
+    // The hanging request is in the thread once the server has it (a fixed wait is not enough on a busy machine).
+    while (received < receivedBefore) await new Promise((resolve) => setTimeout(resolve, 10));
     const waiting = sender.send(request("/ok", { signal: shutdown.signal }));
     shutdown.abort(); // in the same turn: the second request never reaches the thread
     const started = Date.now();
