@@ -9,7 +9,7 @@ import { LISTENER_KINDS, type EmitterKind, type ListenerKind } from "./resource-
 export const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"] as const;
 export type DeliveryResult = "succeeded" | "retried" | "failed";
 export type RunKind = "source" | "workflow" | "inspect";
-/** ExecutionFailure kinds (src/runtime/execution-records.ts). */
+/** ExecutionFailure kinds (src/runner/protocol/execution-records.ts). */
 export type FailureKind = "error" | "timeout" | "memory" | "crash";
 
 type Child = { inc(value?: number): void };

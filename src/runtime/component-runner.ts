@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { buildEgressProxy, type EgressDoor, type EgressProxyOptions } from "../egress/egress-proxy.js";
 import { ServiceError, invalid } from "../lib/errors.js";
 import type { CodeRunner, ComponentMetadata, ExecuteResult, HttpResponseRecord, RunLimits } from "./code-runner.js";
-import type { ChildExecuteResult } from "./child/execute.js";
+import type { ChildExecuteResult } from "../runner/protocol/component-execution.js";
 import { createModuleStore, type ModuleStore } from "./modules/module-store.js";
 import { createNpmCache, type NpmCache, type NpmExec } from "./modules/npm-cache.js";
 import { packageRoot } from "./package-root.js";
@@ -27,13 +27,17 @@ import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
+/** The compiled runner: everything a runner process executes (src/runner). */
+const RUNNER_DIR = join(RUNTIME_DIR, "..", "runner");
 
 /** The compiled code a runner loads, and where each file goes in the app's layout (runner-places.ts). */
 export function runnerCode(): AppFile[] {
-  // The whole compiled runtime folder: the component runner and the workflow steps.
+  // The runner's own folder and the two pure files of the egress guard it imports (the import
+  // test holds it to these); package.json makes Node load the compiled files as ES modules. The
+  // service's side of the runtime stays out of the runner's reach.
   const egress = join(RUNTIME_DIR, "..", "egress");
   return [
-    { host: RUNTIME_DIR, relative: "src/runtime" },
+    { host: RUNNER_DIR, relative: "src/runner" },
     { host: join(egress, "egress-guard.js"), relative: "src/egress/egress-guard.js" },
     { host: join(egress, "egress-protocol.js"), relative: "src/egress/egress-protocol.js" },
     { host: join(packageRoot(), "package.json"), relative: "package.json" },
@@ -41,7 +45,7 @@ export function runnerCode(): AppFile[] {
 }
 
 /** What marks a runner's command line (the entry script's path ends so in every layout). */
-const RUNNER_ENTRY = join("src", "runtime", "child", "runner-entry.js");
+const RUNNER_ENTRY = join("src", "runner", "runner-entry.js");
 
 export interface ComponentRunner extends CodeRunner {
   modules: ModuleStore;
@@ -150,9 +154,9 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   chmodSync(egressDir, 0o711);
 
   // Where the runner finds each thing: neutral paths in the sandbox, real ones without it (the
-  // unprivileged user's copy of the runtime for a root service).
+  // unprivileged user's copy of the runner for a root service).
   const place = (path: string, neutral: string, folder: boolean): RunnerPlace => (bwrap ? neutralPlace(path, neutral, folder) : samePlace(path, folder));
-  const appPlaces = runnerCode().map(({ host, relative }) => place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runtime"));
+  const appPlaces = runnerCode().map(({ host, relative }) => place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runner"));
   const sharedPlaces = [...appPlaces, ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []), place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true)];
   const placesOf = (userId: string): RunnerPlace[] => {
     const accountDir = modules.accountDir(userId);
@@ -165,7 +169,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   const toRunner = (path: string) => toRunnerPath(translation, path);
   const runnerModules: ModuleStore = { ...modules, prepare: async (input) => toRunner(await modules.prepare(input)) };
 
-  const script = toRunner(realpathSync(join(runnerUser ? join(runnerUser.appRoot, "src", "runtime") : RUNTIME_DIR, "child", "runner-entry.js")));
+  const script = toRunner(realpathSync(join(runnerUser ? join(runnerUser.appRoot, "src", "runner") : RUNNER_DIR, "runner-entry.js")));
   const registry = createRunnerRegistry(join(dataRuntime, "runners"), RUNNER_ENTRY);
   registry.reapOrphans();
   // Each runner gets a door of its own (bound before launch returns: listen binds synchronously),

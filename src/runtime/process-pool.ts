@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Duplex } from "node:stream";
 import type { ExecutionFailure } from "./code-runner.js";
-import type { ChildMessage, ErrorData } from "./child/protocol.js";
+import type { ChildMessage, ErrorData } from "../runner/protocol/messages.js";
 import type { LaunchRunner } from "./runner-launcher.js";
 import { createRunnerChannel, type RunnerChannel } from "./runner-channel.js";
 import { checkRunnerMessage } from "./runner-messages.js";

@@ -4,7 +4,7 @@
 // violation that ends that runner, never an exception in the service.
 import { Type, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { ChildMessage } from "./child/protocol.js";
+import type { ChildMessage } from "../runner/protocol/messages.js";
 
 const ErrorData = Type.Object({
   kind: Type.Optional(Type.Literal("error")),

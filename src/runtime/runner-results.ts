@@ -2,7 +2,7 @@
 // hostile: see runner-messages.ts). One check per request type of the child's handler table.
 import { Type } from "@sinclair/typebox";
 import { compileCheck, ErrorData, type ValueCheck } from "./runner-messages.js";
-import { MAX_EVENT_NAME_LENGTH, MAX_EVENT_NAMES } from "./child/apphook-event-names.js";
+import { MAX_EVENT_NAME_LENGTH, MAX_EVENT_NAMES } from "../runner/protocol/component-execution.js";
 
 const Log = Type.Object({ level: Type.Union([Type.Literal("log"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]), message: Type.String(), ts: Type.Number() });
 

@@ -2,9 +2,15 @@
 // between top-level parts points down the layers listed below, and no file is imported for
 // its side effects (behaviour is passed in by the composition root, main.ts). Imports of types
 // count as imports: a cycle of types still ties the files together.
+//
+// The runner (src/runner) is what a runner process executes, and the sandbox grants runners its
+// compiled folder alone (runtime/component-runner.ts, runnerCode()): so its files import only
+// each other, the egress guard's two pure files and Node's built-ins, and the service reaches
+// into it only through its wire protocol (src/runner/protocol).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -18,6 +24,7 @@ const LAYERS: string[][] = [
   ["lib"],
   ["config.ts"],
   ["egress", "store", "mail"],
+  ["runner"],
   ["queue", "runtime"],
   ["domain"],
   ["delivery-worker", "scheduler"],
@@ -33,6 +40,22 @@ function sourceFiles(dir: string): string[] {
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return name.endsWith(".ts") ? [path] : [];
   });
+}
+
+/** Files outside src/runner that a runner may load: the egress guard's pure parts. */
+const RUNNER_MAY_IMPORT = ["egress/egress-guard.ts", "egress/egress-protocol.ts"].map((file) => join(SRC, file));
+const RUNNER = join(SRC, "runner");
+const PROTOCOL = join(RUNNER, "protocol");
+const inside = (file: string, dir: string) => file.startsWith(dir + sep);
+
+/** Every module specifier a file names (static and literal dynamic imports, re-exports). */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const found: string[] = [];
+  for (const match of text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|^\s*import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|\brequire\(\s*"([^"]+)"\s*\)/gms)) {
+    found.push((match[1] ?? match[2] ?? match[3] ?? match[4])!);
+  }
+  return found;
 }
 
 interface Import {
@@ -119,5 +142,32 @@ describe("import structure of src/", () => {
   it("imports no file only for its side effects", () => {
     const bare = [...graph].flatMap(([file, imports]) => imports.filter((i) => i.sideEffectOnly).map((i) => `${name(file)} -> ${name(i.target)}`));
     assert.deepEqual(bare, []);
+  });
+
+  it("keeps the runner to itself: its files import only src/runner, the egress guard's pure parts and Node's built-ins", () => {
+    // Followed through the allowed egress files too: what a runner loads must all be granted.
+    const reached = new Set(files.filter((file) => inside(file, RUNNER)));
+    const outside: string[] = [];
+    for (const file of reached) {
+      for (const specifier of specifiersOf(file)) {
+        if (specifier.startsWith(".")) {
+          const target = resolve(dirname(file), specifier).replace(/\.js$/, ".ts");
+          if (inside(target, RUNNER) || RUNNER_MAY_IMPORT.includes(target)) reached.add(target);
+          else outside.push(`${name(file)} -> ${name(target)}`);
+        } else if (!specifier.startsWith("node:") && !builtinModules.includes(specifier)) {
+          outside.push(`${name(file)} -> ${specifier}`);
+        }
+      }
+    }
+    assert.deepEqual(outside, []);
+  });
+
+  it("lets the service import only the runner's protocol, never the files a runner executes", () => {
+    const reaching: string[] = [];
+    for (const [file, imports] of graph) {
+      if (inside(file, RUNNER)) continue;
+      for (const { target } of imports) if (inside(target, RUNNER) && !inside(target, PROTOCOL)) reaching.push(`${name(file)} -> ${name(target)}`);
+    }
+    assert.deepEqual(reaching, []);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { cleanStack } from "../../src/runtime/child/clean-stack.js";
+import { cleanStack } from "../../src/runner/clean-stack.js";
 import { createComponentRunner } from "../../src/runtime/component-runner.js";
 import { packageRoot } from "../../src/runtime/package-root.js";
 import { testRunnerSettings } from "../helpers/runner-settings.js";

@@ -15,7 +15,7 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { egressSettings } from "../../src/runtime/child/egress.js";
+import { egressSettings } from "../../src/runner/egress/egress.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { fakeLookup, fakeResolver, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
@@ -247,7 +247,7 @@ describe("the runner's network settings", () => {
   it("come from its arguments; in a bwrap sandbox (own network namespace) user code may listen", async () => {
     assert.deepEqual(egressSettings(["node", "main.js", "--egress-proxy=/tmp/x/egress.sock", "--allow-private-egress", "--sandbox=bwrap"]), { proxyPath: "/tmp/x/egress.sock", allowPrivate: true, sandboxed: true });
     assert.deepEqual(egressSettings(["node", "main.js"]), { proxyPath: undefined, allowPrivate: false, sandboxed: false });
-    const egressModule = new URL("../../src/runtime/child/egress.js", import.meta.url).href;
+    const egressModule = new URL("../../src/runner/egress/egress.js", import.meta.url).href;
     const script = (flags: string[]) =>
       `import { egressSettings, installEgressGuard } from ${JSON.stringify(egressModule)}; import net from "node:net";
        installEgressGuard(egressSettings(${JSON.stringify(flags)}));

@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { createProcessPool, type ProcessPool, type ProcessPoolOptions } from "../../src/runtime/process-pool.js";
 import type { LaunchRunner } from "../../src/runtime/runner-launcher.js";
 
-// Speaks the runner protocol (newline-delimited JSON on fd 3, src/runtime/child/protocol.ts):
+// Speaks the runner protocol (newline-delimited JSON on fd 3, src/runner/protocol/messages.ts):
 // "echo" answers its payload with the number of messages this process received so far and how
 // many jobs it held behind this one, "sleep" waits, "exit" dies, "raw" writes its payload to
 // the channel as it is (a hostile runner's forged or oversized message), "big" sends a message

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/code-runner.js";
@@ -113,6 +114,25 @@ for (const { mode, skip } of SANDBOX_MODES) {
       }
       const failed = await run(`module.exports = { run() { throw new Error("where am I"); } };`);
       assert.doesNotMatch(failed.error!.stack, new RegExp(dataDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+    });
+
+    it("of Sluice's own code, only the runner's is there: the service side of the runtime cannot be read", async () => {
+      // The compiled service-side runtime next to this test's build, and the same file below the
+      // app folder the runner was started from (its entry is process.argv[1]: /sluice/app/src/…
+      // in the sandbox, the unprivileged user's copy or the build itself without it).
+      const hostFile = fileURLToPath(new URL("../../src/runtime/component-runner.js", import.meta.url));
+      const result = await run(attempt(`
+        const fs = require("fs"), entry = process.argv[1];
+        const appFile = entry.slice(0, entry.lastIndexOf("/src/")) + "/src/runtime/component-runner.js";
+        const read = (path) => { try { fs.readFileSync(path); return "READ"; } catch (e) { return e.code; } };
+        return { entry: read(entry), app: read(appFile), host: read(${JSON.stringify(hostFile)}) };`));
+      const seen = result.emits[0]?.event as { entry: string; app: string; host: string };
+      assert.equal(typeof seen, "object", JSON.stringify(result.emits));
+      assert.equal(seen.entry, "READ", "the runner's own entry is readable (the paths above are right)");
+      // Not granted (the permission model refuses) or not there at all (not bound, not copied).
+      const hidden = ["ERR_ACCESS_DENIED", "ENOENT"];
+      assert.ok(hidden.includes(seen.app), `the app folder's service side: ${seen.app}`);
+      assert.ok(hidden.includes(seen.host), `the build's service side: ${seen.host}`);
     });
   });
 }

@@ -5,7 +5,7 @@
 // each becomes an $errors entry, so the execution is never retried because of its files.
 import type { Ctx } from "../context.js";
 import type { DirChanges, ExecutionFailure } from "../../runtime/code-runner.js";
-import { SOURCE_FILES_ERROR } from "../../runtime/dir-rules.js";
+import { SOURCE_FILES_ERROR } from "../../runner/protocol/dir-rules.js";
 import { checkFileChanges } from "./source-file-changes.js";
 import { removeSourceFiles, stageSourceFiles, type StagedFiles } from "./source-files.js";
 

@@ -12,7 +12,7 @@ import { recordUsage } from "../usage/record-usage.js";
 import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { readSourceFiles } from "./source-files.js";
-import { SOURCE_FILES_ERROR } from "../../runtime/dir-rules.js";
+import { SOURCE_FILES_ERROR } from "../../runner/protocol/dir-rules.js";
 import { commitRunFiles, stageRunFiles, type RunFiles } from "./run-files.js";
 import { endpointUrl, forgetSource, runnableSource, type RunnableSource } from "./runnable-source.js";
 import { withFreshTokens } from "../accounts/app-props.js";

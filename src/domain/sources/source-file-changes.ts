@@ -2,7 +2,7 @@
 // runner checked each write already, but it is not trusted: the whole change set is checked
 // here against the files the execution started from, and it is kept whole or not at all.
 import { posix } from "node:path";
-import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, type DirCaps } from "../../runtime/dir-rules.js";
+import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, type DirCaps } from "../../runner/protocol/dir-rules.js";
 import type { DirChanges } from "../../runtime/code-runner.js";
 
 /** A checked change set: normalized paths, contents decoded, every path in one list only. */

@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import type { JobQueue } from "../../queue/job-queue.js";
 import type { HttpResponseRecord } from "../../runtime/code-runner.js";
-import type { WorkflowExecuteResult } from "../../runtime/workflow/workflow-execution.js";
+import type { WorkflowExecuteResult } from "../../runner/protocol/workflow-execution.js";
 import type { Database, WorkflowsTable } from "../../store/schema.js";
 import type { Mailer } from "../../mail/mailer.js";
 import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../deliveries/hops.js";

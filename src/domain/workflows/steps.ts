@@ -1,7 +1,7 @@
 // Step input: names, ids and code size checked here; the code itself is checked in the runner.
 import { invalid } from "../../lib/errors.js";
 import { randomString } from "../../lib/ids.js";
-import type { WorkflowStepCode } from "../../runtime/workflow/workflow-execution.js";
+import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 
 export interface StepInput {

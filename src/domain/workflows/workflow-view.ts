@@ -1,7 +1,7 @@
 import type { Config } from "../../config.js";
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { WorkflowsTable } from "../../store/schema.js";
-import type { WorkflowStepCode } from "../../runtime/workflow/workflow-execution.js";
+import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
 
 export interface WorkflowView {
   id: string;

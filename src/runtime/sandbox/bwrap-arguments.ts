@@ -1,6 +1,6 @@
 // The bubblewrap command line around one runner process. The runner sees an empty root with
 // only what it needs bound read-only: the system's libraries at their own paths, and at neutral
-// paths under /sluice (runner-places.ts) Node, the compiled runtime, the package cache, its
+// paths under /sluice (runner-places.ts) Node, the compiled runner, the package cache, its
 // account's module folder and the egress proxy's socket folder, so the host's layout (where the
 // data directory is) stays unseen; a size-capped tmpfs on /tmp, its own /proc and a minimal /dev. It gets
 // new user, pid, ipc, uts, cgroup and network namespaces: its network namespace has only its

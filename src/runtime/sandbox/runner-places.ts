@@ -17,7 +17,7 @@ export interface RunnerPlace {
 /** The neutral paths inside the sandbox. */
 export const NEUTRAL = {
   node: "/sluice/bin/node",
-  /** The compiled runtime keeps its layout below this: src/runtime, src/egress, package.json. */
+  /** The compiled runner keeps its layout below this: src/runner, src/egress, package.json. */
   app: "/sluice/app",
   /** The data directory's `runtime` folder: the package cache and the accounts' module folders. */
   data: "/sluice/runtime",

@@ -3,7 +3,7 @@
 // sluice.db and its journal files, the sources' files) stay closed to user code even past Node's
 // permission model. That user must still reach what a runner needs, wherever the service was
 // installed:
-// - the compiled runtime is copied into a fresh folder others can read (a checkout may sit in a
+// - the compiled runner (src/runner) is copied into a fresh folder others can read (a checkout may sit in a
 //   folder only root can enter);
 // - the data directory lets others pass through (o+x, no listing) to its `runtime` folder, and
 //   everything else in it is closed to others;
@@ -21,7 +21,7 @@ import { SandboxUnavailableError } from "./choose-sandbox.js";
 export const RUNNER_UID = 65534;
 export const RUNNER_GID = 65534;
 
-/** A file or folder of the compiled runtime and where it goes below the runner's copy. */
+/** A file or folder of the compiled runner and where it goes below the runner's copy. */
 export interface AppFile {
   host: string;
   relative: string;
@@ -30,7 +30,7 @@ export interface AppFile {
 export interface RunnerUser {
   uid: number;
   gid: number;
-  /** The runner's copy of the compiled runtime. */
+  /** The runner's copy of the compiled runner. */
   appRoot: string;
   /** The folder of packages and modules: the data directory's `runtime`, or a temp one (see `warning`). */
   runtimeData: string;

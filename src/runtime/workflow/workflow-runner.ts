@@ -5,8 +5,7 @@ import { ServiceError } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
 import type { ModuleStore } from "../modules/module-store.js";
 import type { ProcessPool } from "../process-pool.js";
-import type { PreparedStep } from "./child-handlers.js";
-import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "./workflow-execution.js";
+import type { PreparedStep, StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
 
 export interface WorkflowRunnerDeps {
   pool: ProcessPool;

@@ -1,7 +1,7 @@
 // The per-execution limits the service started this runner with (`--limits=<json>`): what one
 // execution may emit. The service checks the result again; here a clear error reaches the code
 // that crossed a limit, at the emit that crossed it.
-import type { RunLimits } from "../code-runner.js";
+import type { RunLimits } from "./protocol/component-execution.js";
 
 /** A runner started without them (by hand) caps nothing here; the service checks regardless. */
 const UNLIMITED: RunLimits = { maxEmits: Infinity, maxEmitBytes: Infinity, maxEventBytes: Infinity };

@@ -5,7 +5,7 @@
 
 export interface RequestMessage {
   id: number;
-  type: string; // a key of the child's handler table (child/handlers.ts)
+  type: string; // a key of the child's handler table (src/runner/handlers.ts)
   payload: unknown;
 }
 

@@ -1,6 +1,6 @@
 // What the service sends the runner to check or run a workflow's steps, and what comes back.
 // Plain data only: step code is evaluated in a runner child process, never in the service.
-import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "../execution-records.js";
+import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
 
 export interface WorkflowStepCode {
   id: string;
@@ -17,6 +17,13 @@ export interface WorkflowExecuteRequest {
   /** Exposed to steps as `steps.trigger.context`. */
   context: Record<string, unknown>;
   timeoutMs?: number;
+}
+
+/** A step as the service hands it to a runner: its module, written into the account's module folder. */
+export interface PreparedStep {
+  id: string;
+  name: string;
+  entryPath: string;
 }
 
 /** An e-mail a step asked for with `$.send.email`; the service sends it to the account owner. */

@@ -1,8 +1,8 @@
 // The runner's message types and their handlers: components, and the workflow steps' own.
 import { execute } from "./execute.js";
 import { inspect } from "./inspect.js";
-import type { Handler } from "./protocol.js";
-import { workflowHandlers } from "../workflow/child-handlers.js";
+import type { Handler } from "./protocol/messages.js";
+import { workflowHandlers } from "./workflow/handlers.js";
 
 export const handlers: Record<string, Handler> = {
   inspect,

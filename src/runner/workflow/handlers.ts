@@ -1,18 +1,12 @@
-// Runner-side handlers for workflows, added to the child's handler table (child/handlers.ts):
+// Runner-side handlers for workflows, added to the runner's handler table (../handlers.ts):
 // "workflow.check" checks step modules at save time, "workflow.run" runs a workflow's steps.
 // Step modules were written by the service into the account's module folder, like components.
 import { pathToFileURL } from "node:url";
-import { captureLogs } from "../child/console-capture.js";
-import type { HandlerTools } from "../child/protocol.js";
-import type { LogRecord } from "../code-runner.js";
-import type { StepProblem } from "./workflow-execution.js";
+import { captureLogs } from "../console-capture.js";
+import type { HandlerTools } from "../protocol/messages.js";
+import type { LogRecord } from "../protocol/component-execution.js";
+import type { PreparedStep, StepProblem } from "../protocol/workflow-execution.js";
 import { checkSteps, runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
-
-export interface PreparedStep {
-  id: string;
-  name: string;
-  entryPath: string;
-}
 
 function host(tools?: HandlerTools): StepHost<PreparedStep> {
   return {

@@ -1,10 +1,10 @@
 // Runs inside a runner child process: loads each step module and calls its run({ steps, $ })
 // in order. The service only ever receives the plain-data result.
-import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
-import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "./workflow-execution.js";
-import { toResponseRecord } from "../child/response-record.js";
-import { cleanStack } from "../child/clean-stack.js";
-import { emitBudget, RUN_LIMITS } from "../child/run-limits.js";
+import type { ExecutionFailure, HttpResponseRecord } from "../protocol/component-execution.js";
+import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "../protocol/workflow-execution.js";
+import { toResponseRecord } from "../response-record.js";
+import { cleanStack } from "../clean-stack.js";
+import { emitBudget, RUN_LIMITS } from "../run-limits.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {

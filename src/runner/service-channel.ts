@@ -1,7 +1,7 @@
 // The runner's end of its channel to the service: newline-delimited JSON on file descriptor 3
 // (see runner-channel.ts for the service's end and why it is not Node's IPC channel).
 import net from "node:net";
-import type { ChildMessage, RequestMessage } from "./protocol.js";
+import type { ChildMessage, RequestMessage } from "./protocol/messages.js";
 
 const CHANNEL_FD = 3;
 

@@ -4,9 +4,9 @@
 // "lib/helper.mjs:1:5", "is-number@7.0.0/node_modules/is-number/index.js:2:9".
 import { fileURLToPath } from "node:url";
 
-// The service's compiled code: the runtime, and the egress guard it loads (whose refusals are
+// The service's compiled code: the runner, and the egress guard it loads (whose refusals are
 // thrown from its frames, and reach users as the cause of their HTTP client's error).
-const SERVICE_ROOT = fileURLToPath(new URL("../..", import.meta.url)); // …/src/
+const SERVICE_ROOT = fileURLToPath(new URL("..", import.meta.url)); // …/src/
 
 const MODULE_PATH = /(?:file:\/\/)?\/[^\s()]*?\/runtime\/modules\/[^/\s()]+\/[0-9a-f]{16,}\//g;
 const PACKAGE_PATH = /(?:file:\/\/)?\/[^\s()]*?\/runtime\/packages\//g;

@@ -4,13 +4,13 @@
 // egress proxy, installs the console capture, then serves requests from the service one at a
 // time, in the order they came.
 import { installConsoleCapture } from "./console-capture.js";
-import { setCurrentExecution } from "./current-execution.js";
-import { egressSettings, installEgressGuard } from "./egress.js";
+import { setCurrentExecution } from "./egress/current-execution.js";
+import { egressSettings, installEgressGuard } from "./egress/egress.js";
 import { errorData } from "./execute.js";
 import { harden } from "./harden.js";
 import { handlers } from "./handlers.js";
 import { InvalidComponentError } from "./load-component.js";
-import type { RequestMessage } from "./protocol.js";
+import type { RequestMessage } from "./protocol/messages.js";
 import { openServiceChannel } from "./service-channel.js";
 
 // Requests arrive one per message or several in one (the pool's batches); they run one by one.

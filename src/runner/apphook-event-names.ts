@@ -3,9 +3,7 @@
 // component's `this`, so it may read the configured props and call methods. No list, or an
 // empty one, means every event.
 import { APPHOOK, propSpec } from "./props.js";
-
-export const MAX_EVENT_NAMES = 1000;
-export const MAX_EVENT_NAME_LENGTH = 1024;
+import { MAX_EVENT_NAME_LENGTH, MAX_EVENT_NAMES } from "./protocol/component-execution.js";
 
 export async function apphookEventNames(definition: Record<string, any>, self: Record<string, any>): Promise<Record<string, string[]>> {
   const props = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};

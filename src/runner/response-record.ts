@@ -2,7 +2,7 @@
 // runner's plain response record — one rule for both: a status outside 200..599 is an error
 // of the code (it surfaces on $errors; the request gets a 500 naming it), header names are
 // lower-cased and null/undefined values dropped, a body is nothing, text, bytes or JSON.
-import type { HttpResponseRecord } from "../code-runner.js";
+import type { HttpResponseRecord } from "./protocol/component-execution.js";
 
 export function toResponseRecord(given: unknown, call: string): HttpResponseRecord {
   const response = (given && typeof given === "object" ? given : {}) as { status?: unknown; headers?: unknown; body?: unknown };

@@ -1,13 +1,13 @@
 // A `dir` prop: the source's files, in the shape of Pipedream's file-store API. The files arrive
 // with the execution and what the code writes or deletes goes back with its result; the service
 // keeps them under its data directory (domain/sources/source-files.ts) and checks them again.
-// Here a write past a cap (runtime/dir-rules.ts) fails at once with a SourceFilesError, so the
+// Here a write past a cap (protocol/dir-rules.ts) fails at once with a SourceFilesError, so the
 // code that made it can tell, and the change set it hands back stays within the caps.
 import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { Readable, type Readable as ReadableStream } from "node:stream";
-import type { DirChanges } from "../code-runner.js";
-import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, SOURCE_FILES_ERROR, type DirCaps } from "../dir-rules.js";
+import type { DirChanges } from "./protocol/component-execution.js";
+import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, SOURCE_FILES_ERROR, type DirCaps } from "./protocol/dir-rules.js";
 
 export class SourceFilesError extends Error {
   constructor(message: string) {

@@ -2,7 +2,7 @@
 // ("$.service.db", "string", "$.interface.http"), propDefinitions of app props, timer
 // defaults in their object and legacy placement, HTTP customResponse, what an alert shows,
 // and the app prop and static event names of an apphook.
-import type { ConfigurableProp } from "../code-runner.js";
+import type { ConfigurableProp } from "./protocol/component-execution.js";
 
 export const APPHOOK = "$.interface.apphook";
 

@@ -1,7 +1,7 @@
 // What the files of one source's `dir` props may be (DESIGN's pinned caps): a path, its depth,
 // the number of files and their bytes, each file counted with a fixed overhead so that many
 // empty files cost what their inodes and disk work cost. The runner checks each write against
-// these (runtime/child/dir-interface.ts) and the service checks the whole change set again
+// these (src/runner/dir-interface.ts) and the service checks the whole change set again
 // (domain/sources/source-file-changes.ts), since the runner is not trusted.
 
 /** A path's bytes (UTF-8), separators included. */

@@ -1,5 +1,5 @@
 // Handler "inspect": a component's metadata, evaluated here in the runner, never in the service.
-import type { ComponentMetadata } from "../code-runner.js";
+import type { ComponentMetadata } from "./protocol/component-execution.js";
 import { loadComponent, requireRun } from "./load-component.js";
 import { configurableProp } from "./props.js";
 

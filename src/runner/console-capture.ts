@@ -1,7 +1,7 @@
 // console.* of user code becomes LogRecords of the execution in progress. Output made when no
 // execution is in progress (a stray timer after run() returned) is dropped.
 import { format } from "node:util";
-import type { LogRecord } from "../code-runner.js";
+import type { LogRecord } from "./protocol/component-execution.js";
 
 const MAX_LOGS = 1000;
 const MAX_MESSAGE = 64 * 1024;

@@ -37,7 +37,7 @@ function denied(message: string, code: string): () => never {
 }
 
 export function installEgressGuard(settings: EgressSettings): void {
-  // Captured before patching: only the runtime's own code reaches the proxy's Unix socket.
+  // Captured before patching: only the runner's own code reaches the proxy's Unix socket.
   const connect = net.Socket.prototype.connect as ProxyAccess["connect"];
   const proxy = settings.proxyPath ? { path: settings.proxyPath, connect } : undefined;
   installNetEgress(proxy, settings.allowPrivate);

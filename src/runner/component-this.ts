@@ -1,7 +1,7 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
 // interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir,
 // apphooks).
-import type { EmitRecord, HttpResponseRecord } from "../code-runner.js";
+import type { EmitRecord, HttpResponseRecord } from "./protocol/component-execution.js";
 import { DirFiles, dirInterface } from "./dir-interface.js";
 import { APPHOOK, propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";

@@ -1,14 +1,14 @@
 // Handler "execute": runs run(event), a lifecycle hook, or the apphook props' eventNames of a
 // component and returns what it emitted, logged, stored, answered and chose. An error thrown
 // by the code is a result, not a failure of the runner.
-import type { ExecuteRequest, ExecuteResult, HttpResponseRecord, LogRecord } from "../code-runner.js";
+import type { ChildExecuteResult, ExecuteRequest, HttpResponseRecord, LogRecord } from "./protocol/component-execution.js";
 import { apphookEventNames } from "./apphook-event-names.js";
 import { captureLogs } from "./console-capture.js";
 import { componentThis, type ExecutionEffects } from "./component-this.js";
 import { DirFiles } from "./dir-interface.js";
 import { loadComponent, requireRun } from "./load-component.js";
 import { RUN_LIMITS } from "./run-limits.js";
-import type { HandlerTools } from "./protocol.js";
+import type { HandlerTools } from "./protocol/messages.js";
 import { cleanStack } from "./clean-stack.js";
 
 export interface ExecutePayload {
@@ -20,8 +20,6 @@ export interface ExecutePayload {
   dir?: Record<string, string>;
   context: { sourceId: string; endpointUrl?: string };
 }
-
-export type ChildExecuteResult = Omit<ExecuteResult, "durationMs">;
 
 export async function execute(payload: ExecutePayload, tools: HandlerTools): Promise<ChildExecuteResult> {
   const logs: LogRecord[] = [];
