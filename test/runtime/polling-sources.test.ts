@@ -18,6 +18,7 @@ import { SANDBOX_MODES } from "../helpers/sandbox-modes.js";
 import { seedNpmCache } from "../helpers/seed-npm-cache.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitForLeaseRelease } from "../helpers/source-lease.js";
 
 const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);
 const PACKAGES = ["axios", "node-fetch", "rss-parser"];
@@ -111,6 +112,7 @@ for (const dialect of DIALECTS) for (const { mode, skip } of SANDBOX_MODES) {
 
     /** One timer interval passes and the app's scheduler fires; the source must be among those fired. */
     async function tick(app: TestApp, ...sourceIds: string[]): Promise<void> {
+      for (const id of sourceIds) await waitForLeaseRelease(app, id);
       clock.advance(60_000);
       const fired = await fireDueTimers(app.sluice.services.ctx, app.sluice.services.queue);
       for (const id of sourceIds) assert.ok(fired.includes(id), `the timer of ${id} fired`);

@@ -8,6 +8,7 @@ import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js
 import { FakeClock } from "../../src/lib/clock.js";
 import { fireDueTimers } from "../../src/scheduler/fire-due-timers.js";
 import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitForLeaseRelease } from "../helpers/source-lease.js";
 
 const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);
 
@@ -142,17 +143,4 @@ for (const dialect of DIALECTS) {
       assert.equal((await summaries(account.api, source.id)).length, 1, "the skipped run emitted nothing");
     });
   });
-}
-
-// A run releases its lease on the source row just after its events commit; on PostgreSQL a
-// claim meanwhile skips the locked row (the scheduler's next look fires it), so a test that
-// claims again right after a run waits for the release.
-async function waitForLeaseRelease(app: TestApp, sourceId: string): Promise<void> {
-  const db = app.sluice.services.ctx.db;
-  for (let i = 0; i < 250; i++) {
-    const row = await db.selectFrom("sources").select("run_lock_until").where("id", "=", sourceId).executeTakeFirst();
-    if (row?.run_lock_until === null || row?.run_lock_until === undefined) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`the run of ${sourceId} kept its lease`);
 }
