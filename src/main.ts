@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { ALL_ROLES, assertSafeConfig, type Config, type Role } from "./config.js";
+import type { LookupFunction } from "./egress/egress-target.js";
 import type { Ctx } from "./domain/context.js";
 import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
@@ -68,6 +69,8 @@ export interface StartOptions {
   onBootstrapKey?: (apiKey: string) => void;
   /** Delay before a failed job's next attempt, by the attempt that failed (tests make it short); exponential when absent. */
   jobRetryBackoffMs?: (attempts: number) => number;
+  /** How the domain resolves names for its egress checks (webhook URLs); the system's DNS when absent (tests pass a table). */
+  lookup?: LookupFunction;
 }
 
 export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
@@ -83,7 +86,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     await store.close();
     throw error;
   });
-  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey });
+  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey, lookup: options.lookup });
   metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
   const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000, maxAttempts: config.jobMaxAttempts, retryBackoffMs: options.jobRetryBackoffMs });
   const runner = meteredRunner(
@@ -185,7 +188,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
 }
 
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
-export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey"> & { metrics?: Metrics }): Ctx {
+export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "lookup"> & { metrics?: Metrics }): Ctx {
   return {
     db: store.db,
     storage: store.storage,
@@ -199,6 +202,7 @@ export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger
     authCache: createAuthCache(),
     eventLimits: createEventLimits(options.config, store.db),
     credentialKey: options.credentialKey,
+    lookup: options.lookup,
   };
 }
 

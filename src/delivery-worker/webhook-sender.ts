@@ -5,7 +5,7 @@
 // costs the service far less CPU per request than node:http's client.
 import { Agent, type Dispatcher } from "undici";
 import { BoundedCache } from "../lib/bounded-cache.js";
-import { guardedLookup, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "../egress/egress-guard.js";
+import { EGRESS_REFUSED_ATTEMPT_ERROR, guardedLookup, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "../egress/egress-guard.js";
 import { systemHostAddresses } from "../egress/host-addresses.js";
 import { parseRetryAfter } from "./retry-policy.js";
 import { signatureHeader } from "./signature.js";
@@ -85,7 +85,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     if ("error" in target) return { durationMs: 0, error: target.error };
     // The host's addresses change, so a literal is checked against them at each send, not cached.
     const refused = target.literal !== undefined && refusedLiteralHost(target.literal, options.allowPrivateEgress, hostAddresses);
-    if (refused) return { durationMs: 0, error: refused.message };
+    if (refused) return { durationMs: 0, error: EGRESS_REFUSED_ATTEMPT_ERROR };
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": "Sluice-Webhooks/1",
@@ -130,7 +130,7 @@ function targetOf(raw: string, allowPrivateEgress: boolean): Target {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return { error: `unsupported protocol ${url.protocol}` };
   const refused = refusedLiteralHost(url.hostname, allowPrivateEgress);
-  if (refused) return { error: refused.message };
+  if (refused) return { error: EGRESS_REFUSED_ATTEMPT_ERROR };
   return { origin: url.origin, path: url.pathname + url.search, literal: normalizeHostLiteral(url.hostname) };
 }
 
@@ -189,7 +189,10 @@ class WebhookExchange implements Dispatcher.DispatchHandlers {
 
   fail(error: Error): void {
     if (this.settled) return;
-    this.finish({ durationMs: this.elapsed(), error: error.message || String(error) }, true);
+    // A name that resolves to a refused address fails in the connector's lookup (guardedLookup):
+    // the attempt says which setting would allow it, as the literal checks above do.
+    const refused = (error as { code?: unknown }).code === "EGRESS_REFUSED";
+    this.finish({ durationMs: this.elapsed(), error: refused ? EGRESS_REFUSED_ATTEMPT_ERROR : error.message || String(error) }, true);
   }
 
   private complete(stopReading: boolean): void {

@@ -11,6 +11,7 @@ import type { StorageDialect } from "../store/storage-dialect.js";
 import type { InProcessState } from "./in-process-state.js";
 import type { AuthCache } from "./users/auth-cache.js";
 import type { EventLimits } from "./events/event-limits.js";
+import type { LookupFunction } from "../egress/egress-target.js";
 
 /** No globals: what the domain remembers between calls is the context's (InProcessState). */
 export interface Ctx extends InProcessState {
@@ -31,6 +32,8 @@ export interface Ctx extends InProcessState {
   eventLimits: EventLimits;
   /** Key of connected accounts' credentials (accounts/credential-key.ts); absent in CLI commands that need none. */
   credentialKey?: Buffer;
+  /** How names are resolved for the egress checks verbs make (a webhook's URL); the system's DNS when absent, a table in tests. */
+  lookup?: LookupFunction;
 }
 
 /** Work that must happen whenever an account is made (e.g. its global error workflow). */

@@ -11,6 +11,12 @@ import dns from "node:dns";
 
 export const EGRESS_REFUSED_MESSAGE = "egress to a private or loopback address is refused";
 
+/** The setting that lifts the guard; messages for operators and API users name it so they know what to change. */
+export const PRIVATE_EGRESS_SETTING = "SLUICE_ALLOW_PRIVATE_EGRESS";
+
+/** The refusal as a webhook attempt's error: what was refused and the setting that would allow it. */
+export const EGRESS_REFUSED_ATTEMPT_ERROR = `${EGRESS_REFUSED_MESSAGE} (${PRIVATE_EGRESS_SETTING} is off)`;
+
 export class EgressRefusedError extends Error {
   readonly code = "EGRESS_REFUSED";
   constructor(

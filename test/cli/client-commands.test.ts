@@ -149,13 +149,29 @@ describe(`sluice client commands [${dialect}]`, () => {
     const inactive = await sluice("update", "updatable", "--inactive", "--prop", "greeting=yo", "--json");
     assert.equal(inactive.code, 0, inactive.stderr);
     assert.equal(JSON.parse(inactive.stdout).active, false);
-    const hook = JSON.parse((await sluice("webhooks", "create", "http://127.0.0.1:9/hook", "--name", "sink", "--json")).stdout);
+    // A name the test app's DNS table does not know: accepted, and never dialled here.
+    const hook = JSON.parse((await sluice("webhooks", "create", "http://sink.test/hook", "--name", "sink", "--json")).stdout);
     assert.match(hook.id, /^wh_/);
     const subscribed = await sluice("subscribe", "--from", "updatable", "--to", "sink");
     assert.equal(subscribed.code, 0, subscribed.stderr);
     assert.match((await sluice("list", "subscriptions")).stdout, new RegExp(`${source.id} +${hook.id}`));
     assert.equal((await sluice("unsubscribe", "--from", "updatable", "--to", "sink")).code, 0);
     assert.equal((await sluice("webhooks", "deliveries", "sink")).code, 0);
+    // Attempts print as status, duration and error (not "[object Object]").
+    const db = app.sluice.services.ctx.db;
+    const at = Date.now();
+    await db.insertInto("deliveries").values({ id: "del_cli", user_id: account.id, listener_id: hook.id, emitter_id: source.id, event_id: `${at}-0`, stream: "", event: "{}", hops: 0, status: "failed", attempts: 2, next_attempt_at: null, last_attempt_at: at, created_at: at, updated_at: at }).execute();
+    await db
+      .insertInto("delivery_attempts")
+      .values([
+        { id: "dla_cli1", delivery_id: "del_cli", attempted_at: at - 1, status_code: 503, duration_ms: 12, response_excerpt: "busy", error: null },
+        { id: "dla_cli2", delivery_id: "del_cli", attempted_at: at, status_code: null, duration_ms: 15000, response_excerpt: null, error: "timed out after 15 s" },
+      ])
+      .execute();
+    const listed = await sluice("webhooks", "deliveries", "sink");
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.doesNotMatch(listed.stdout, /object Object/);
+    assert.match(listed.stdout, /del_cli +failed +.*503 12ms \| - 15000ms timed out after 15 s/);
     const deleted = await sluice("delete", "updatable");
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal((await account.api.get(`/sources/${source.id}`)).status, 404);

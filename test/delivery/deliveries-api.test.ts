@@ -43,6 +43,9 @@ for (const dialect of DIALECTS) {
       await app.sluice.services.ctx.db.transaction().execute((trx) => fanOut(trx, [stored], { now: Date.now() }));
     }
 
+    const jobsOf = async (deliveryId: string) =>
+      (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("payload", "=", JSON.stringify({ deliveryId })).execute()).length;
+
     const list = (hookId: string, query: Record<string, string | number> = {}) => account.api.get(`/webhooks/${hookId}/deliveries`, query);
 
     it("lists deliveries with their attempts, filters by status and paginates", async () => {
@@ -90,7 +93,7 @@ for (const dialect of DIALECTS) {
       assert.equal(unknown.status, 404);
     });
 
-    it("re-sends all failed deliveries in a time range, and refuses a pending one", async () => {
+    it("re-sends all failed deliveries in a time range, and a pending one without a second attempt at once", async () => {
       let healthy = false;
       receiver.on("/bulk", () => (healthy ? { status: 200 } : { status: 500 }));
       const hook = await hookWithEmitter("/bulk");
@@ -107,13 +110,39 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(res.body, { data: { resent: 3 } });
       await waitFor(async () => (await list(hook.id, { status: "succeeded" })).body.page_info.total_count === 3, 5000);
 
-      // A delivery that is still pending already has its next attempt coming.
+      // A delivery whose attempt is in flight right now: the resend is that attempt, so it adds
+      // no job and no second concurrent request.
       receiver.on("/pending", () => ({ status: 200, hang: true }));
       const slow = await hookWithEmitter("/pending");
       await emit(slow.emitter, {});
       await waitFor(() => receiver.at("/pending").length === 1);
       const pending = (await list(slow.id)).body.data[0];
-      assert.equal((await account.api.post(`/webhooks/${slow.id}/deliveries/${pending.id}/resend`)).status, 409);
+      const again = await account.api.post(`/webhooks/${slow.id}/deliveries/${pending.id}/resend`);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.data.status, "pending");
+      assert.equal(await jobsOf(pending.id), 1);
+    });
+
+    it("re-sends a pending delivery waiting for its retry at once, with one job", async () => {
+      let healthy = false;
+      // Retry-After puts the next attempt an hour away.
+      receiver.on("/later", () => (healthy ? { status: 200 } : { status: 503, headers: { "retry-after": "3600" } }));
+      const hook = await hookWithEmitter("/later");
+      await emit(hook.emitter, { later: true });
+      await waitFor(async () => (await list(hook.id)).body.data[0]?.attempt_count === 1, 5000);
+      const waiting = (await list(hook.id)).body.data[0];
+      assert.equal(waiting.status, "pending");
+      assert.ok(waiting.next_attempt_at > Date.now() / 1000 + 3000, `next attempt at ${waiting.next_attempt_at}`);
+      healthy = true;
+      const resent = await account.api.post(`/webhooks/${hook.id}/deliveries/${waiting.id}/resend`);
+      assert.equal(resent.status, 200, resent.text);
+      assert.equal(resent.body.data.status, "pending");
+      assert.ok(resent.body.data.next_attempt_at <= Math.ceil(Date.now() / 1000), "brought forward to now");
+      assert.ok((await jobsOf(waiting.id)) <= 1, "the waiting job was replaced, not joined by a second");
+      await waitFor(async () => (await list(hook.id)).body.data[0].status === "succeeded", 5000);
+      const done = (await list(hook.id)).body.data[0];
+      assert.deepEqual(done.attempts.map((a: any) => a.status_code), [503, 200]);
+      assert.equal(await jobsOf(waiting.id), 0);
     });
 
     it("rotates the secret: shown once, and the old secret keeps signing beside the new one", async () => {

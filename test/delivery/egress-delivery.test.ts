@@ -1,8 +1,10 @@
 // Without SLUICE_ALLOW_PRIVATE_EGRESS, webhooks to loopback in any spelling (and names that
-// resolve to it) are refused before a connection is made, and the refusal is the recorded error.
+// resolve to it) are refused before a connection is made, and the refusal, naming the setting,
+// is the recorded error. The API refuses such URLs when they are set; these rows stand for
+// webhooks whose host pointed elsewhere when they were saved, so each attempt checks again.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { EGRESS_REFUSED_MESSAGE } from "../../src/egress/egress-guard.js";
+import { EGRESS_REFUSED_ATTEMPT_ERROR } from "../../src/egress/egress-guard.js";
 import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";
@@ -33,10 +35,12 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       const hookIds: string[] = [];
       for (const [i, host] of hosts.entries()) {
-        const res = await account.api.post("/webhooks", undefined, { url: `http://${host}:${port}/guarded-${i}` });
-        assert.equal(res.status, 200, `${host}: ${res.text}`);
-        hookIds.push(res.body.data.id);
-        await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: res.body.data.id, event_name: "", created_at: Date.now() }).execute();
+        const created = await account.api.post("/webhooks", undefined, { url: `http://public-then.test:${port}/guarded-${i}` });
+        assert.equal(created.status, 200, created.text);
+        const id: string = created.body.data.id;
+        await db.updateTable("webhooks").set({ url: `http://${host}:${port}/guarded-${i}` }).where("id", "=", id).execute();
+        hookIds.push(id);
+        await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: id, event_name: "", created_at: Date.now() }).execute();
       }
       const now = Date.now();
       await db.transaction().execute((trx) => fanOut(trx, [{ id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { secret: "internal" }, metadata: {}, indexedAtMs: now }], { now }));
@@ -51,7 +55,8 @@ for (const dialect of DIALECTS) {
       assert.equal(attempts.length, hosts.length);
       for (const attempt of attempts) {
         assert.equal(attempt.status_code, null);
-        assert.equal(attempt.error, EGRESS_REFUSED_MESSAGE, `${hosts[hookIds.indexOf(attempt.listener_id)]}`);
+        assert.equal(attempt.error, EGRESS_REFUSED_ATTEMPT_ERROR, `${hosts[hookIds.indexOf(attempt.listener_id)]}`);
+        assert.match(attempt.error ?? "", /SLUICE_ALLOW_PRIVATE_EGRESS/);
       }
       assert.equal(receiver.received.length, 0);
     });

@@ -6,6 +6,14 @@ import { startSluice, type Role, type Sluice, type StartOptions } from "../../sr
 import type { DialectName } from "../../src/store/store.js";
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from "./dialects.js";
 import { ApiClient, request } from "./http-client.js";
+import { fakeLookup } from "./fake-dns.js";
+import type { LookupFunction } from "../../src/egress/egress-target.js";
+
+/**
+ * Names the app's own egress checks (a webhook's URL) resolve in tests: a table, so no test sends
+ * a DNS query anywhere. Other names do not resolve, which such checks accept.
+ */
+const TEST_DNS: LookupFunction = fakeLookup({ addresses: { localhost: [{ address: "127.0.0.1", family: 4 }, { address: "::1", family: 6 }] } });
 
 export const ADMIN_TOKEN = "test-admin-token-of-at-least-32-characters";
 
@@ -36,7 +44,7 @@ let counter = 0;
 export async function startTestApp(
   dialect: DialectName,
   overrides: Partial<Config> = {},
-  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"]; jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"] } = {},
+  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"]; jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"]; lookup?: LookupFunction } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const config: Config = {
@@ -57,6 +65,7 @@ export async function startTestApp(
     clock: options.clock,
     logger: options.logger ?? pino({ level: config.logLevel }),
     jobRetryBackoffMs: options.jobRetryBackoffMs,
+    lookup: options.lookup ?? TEST_DNS,
   });
   const origin = sluice.url ?? "";
   const baseUrl = `${origin}/v1`;

@@ -4,15 +4,41 @@ import { DIALECTS } from "../helpers/dialects.js";
 import type { ApiClient } from "../helpers/http-client.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { fakeLookup, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
 
 const ACCEPTED_URLS = [
   "http://example.test",
   "https://example.test/",
   "https://example.test:8443/hooks/in?x=1",
+  "HTTPS://Example.Test/Upper",
+  "http://unresolvable.test/", // may resolve by the first delivery; each attempt reports its own failure
+  "http://public.test/",
+];
+
+/** Hosts that are, or resolve to, addresses the egress guard refuses while SLUICE_ALLOW_PRIVATE_EGRESS is off. */
+const PRIVATE_URLS = [
   "http://127.0.0.1:9/path",
   "http://[::1]:8080/p",
-  "HTTPS://Example.Test/Upper",
+  "http://2130706433/",
+  "http://[::ffff:127.0.0.1]/",
+  "http://10.1.2.3/",
+  "http://169.254.169.254/latest/meta-data",
+  "http://localhost:8080/",
+  "http://internal.test/",
+  "http://mixed.test/",
 ];
+
+const DNS: DnsTable = {
+  addresses: {
+    localhost: [{ address: "127.0.0.1", family: 4 }],
+    "public.test": [{ address: PUBLIC_ADDRESS, family: 4 }],
+    "internal.test": [{ address: "192.168.1.20", family: 4 }],
+    "mixed.test": [
+      { address: PUBLIC_ADDRESS, family: 4 },
+      { address: "fd00::1", family: 6 },
+    ],
+  },
+};
 
 const REJECTED_URLS = [
   "example.test/hook", // no protocol
@@ -43,7 +69,7 @@ for (const dialect of DIALECTS) {
     // (real time could give two webhooks the same millisecond).
     const clock = new FakeClock(Date.now());
     before(async () => {
-      app = await startTestApp(dialect, {}, { clock, roles: ["api"] });
+      app = await startTestApp(dialect, { allowPrivateEgress: false }, { clock, roles: ["api"], lookup: fakeLookup(DNS) });
       alice = await app.newAccount();
     });
     after(async () => app.close());
@@ -93,6 +119,21 @@ for (const dialect of DIALECTS) {
       const missing = await alice.api.post("/webhooks");
       assert.equal(missing.status, 400);
       assert.match(missing.body.error, /url/);
+    });
+
+    it("refuses a URL whose host is or resolves to a private or loopback address with a 400 naming SLUICE_ALLOW_PRIVATE_EGRESS, on create and on update", async () => {
+      const kept = (await createWebhook(alice.api, { url: "https://public.test/kept" })).body.data;
+      for (const url of PRIVATE_URLS) {
+        const created = await createWebhook(alice.api, { url });
+        assert.equal(created.status, 400, `${url}: ${created.text}`);
+        assert.equal(created.body.code, "VALIDATION", created.text);
+        assert.match(created.body.error, /SLUICE_ALLOW_PRIVATE_EGRESS/, url);
+        const updated = await alice.api.put(`/webhooks/${kept.id}`, { url });
+        assert.equal(updated.status, 400, `${url}: ${updated.text}`);
+        assert.match(updated.body.error, /SLUICE_ALLOW_PRIVATE_EGRESS/, url);
+      }
+      assert.match((await createWebhook(alice.api, { url: "http://internal.test/" })).body.error, /internal\.test resolves to 192\.168\.1\.20/);
+      assert.equal((await alice.api.get(`/webhooks/${kept.id}`)).body.data.url, "https://public.test/kept");
     });
 
     it("works with content-type application/json and an empty body, with no body, and with a JSON body", async () => {

@@ -4,6 +4,18 @@ import { resolveRef } from "../client/resolve.js";
 import { printJson, printTable, time } from "../output.js";
 import { client, type JsonOption } from "./common.js";
 
+interface Attempt {
+  status_code?: number | null;
+  duration_ms?: number;
+  error?: string | null;
+}
+
+/** Each attempt, oldest first, as its HTTP status (or "-" when no response came), duration and error; last in the row because errors are long. */
+function attemptsText(attempts: Attempt[] | undefined): string {
+  if (!Array.isArray(attempts) || attempts.length === 0) return "";
+  return attempts.map((a) => `${a.status_code ?? "-"} ${a.duration_ms ?? 0}ms${a.error ? ` ${a.error}` : ""}`).join(" | ");
+}
+
 export function webhookCommands(program: Command): void {
   const webhooks = program.command("webhooks").description("create webhooks, and see or resend their deliveries");
   webhooks
@@ -27,7 +39,7 @@ export function webhookCommands(program: Command): void {
       const { id } = await resolveRef(api, ref, ["webhook"]);
       const items = await api.all(`/webhooks/${id}/deliveries`);
       if (options.json) return printJson(items);
-      printTable(["ID", "STATUS", "ATTEMPTS", "EMITTER", "CREATED"], items.map((d: any) => [d.id, d.status, String(d.attempts ?? ""), d.emitter_id ?? "", time(d.created_at)]));
+      printTable(["ID", "STATUS", "EMITTER", "CREATED", "ATTEMPTS"], items.map((d: any) => [d.id, d.status, d.emitter_id ?? "", time(d.created_at), attemptsText(d.attempts)]));
     });
   webhooks
     .command("resend")

@@ -1,9 +1,11 @@
 // Re-sending webhook deliveries: one delivery, or every failed one in a time range. A resend
 // starts a fresh retry cycle (the attempt history is kept) with the same webhook-id, so a
-// receiver that did get it before can recognise the duplicate.
+// receiver that did get it before can recognise the duplicate. A pending delivery already has
+// its one job: resending it brings that job forward to now rather than adding a second, so
+// repeated resends never make concurrent attempts of one delivery.
 import type { Kysely } from "kysely";
 import type { Actor, Ctx } from "../context.js";
-import { deliveryJobs } from "./delivery-job.js";
+import { DELIVERY_JOB, deliveryJobs } from "./delivery-job.js";
 import { invalid, notFound, ServiceError } from "../../lib/errors.js";
 import { enqueueJobs } from "../../queue/enqueue.js";
 import type { Database, DeliveriesTable } from "../../store/schema.js";
@@ -20,8 +22,7 @@ export async function resendDelivery({ ctx, actor, webhookId, deliveryId }: { ct
   const row = await ctx.db.transaction().execute(async (trx) => {
     const delivery = await trx.selectFrom("deliveries").selectAll().where("id", "=", deliveryId).where("listener_id", "=", webhookId).where("user_id", "=", actor.userId).executeTakeFirst();
     if (!delivery) throw notFound();
-    // A pending delivery already has a job; a second one could send it twice at once.
-    if (delivery.status === "pending") throw new ServiceError("CONFLICT", "delivery is still pending; it will be attempted again on its own");
+    if (delivery.status === "pending") return bringForward(trx, delivery, now);
     await requeue(trx, [delivery], now);
     return { ...delivery, status: "pending" as const, attempts: 0, next_attempt_at: now, updated_at: now };
   });
@@ -53,6 +54,24 @@ async function requeue(db: Kysely<Database>, deliveries: DeliveriesTable[], now:
     .where("id", "in", deliveries.map((d) => d.id))
     .execute();
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
+}
+
+/**
+ * A pending delivery's next attempt, now. Its job waiting for its retry time is replaced by one
+ * due now (a new job, so the queue's workers are woken as for any new job); a job a worker holds
+ * is an attempt being made right now, which is what a resend asks for, so it is left alone. A
+ * pending delivery without any job (its job died, dead-jobs.ts) gets one.
+ */
+async function bringForward(db: Kysely<Database>, delivery: DeliveriesTable, now: number): Promise<DeliveriesTable> {
+  const payload = JSON.stringify({ deliveryId: delivery.id });
+  const waiting = await db.deleteFrom("jobs").where("type", "=", DELIVERY_JOB).where("payload", "=", payload).where("lease_token", "is", null).executeTakeFirst();
+  if (Number(waiting.numDeletedRows) === 0) {
+    const held = await db.selectFrom("jobs").select("id").where("type", "=", DELIVERY_JOB).where("payload", "=", payload).executeTakeFirst();
+    if (held) return delivery;
+  }
+  await db.updateTable("deliveries").set({ next_attempt_at: now, updated_at: now }).where("id", "=", delivery.id).execute();
+  await enqueueJobs(db, deliveryJobs([delivery], now), now);
+  return { ...delivery, next_attempt_at: now, updated_at: now };
 }
 
 function assertActive(active: number): void {

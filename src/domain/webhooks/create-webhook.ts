@@ -3,6 +3,7 @@ import { newId } from "../../lib/ids.js";
 import type { WebhooksTable } from "../../store/schema.js";
 import { generateSigningSecret } from "./signing-secret.js";
 import { validateWebhookUrl } from "./webhook-url.js";
+import { assertWebhookTargetAllowed } from "./webhook-target.js";
 import { webhookView, type WebhookView } from "./webhook-view.js";
 
 export interface CreateWebhookInput {
@@ -13,13 +14,15 @@ export interface CreateWebhookInput {
 
 /** Creates an active webhook; the response is the only place its signing secret is shown. */
 export async function createWebhook({ ctx, actor, input }: { ctx: Ctx; actor: Actor; input: CreateWebhookInput }): Promise<WebhookView> {
+  const url = validateWebhookUrl(input.url);
+  await assertWebhookTargetAllowed(ctx, url);
   const now = ctx.clock.now();
   const row: WebhooksTable = {
     id: newId("wh"),
     user_id: actor.userId,
     name: input.name ?? null,
     description: input.description ?? null,
-    url: validateWebhookUrl(input.url),
+    url,
     active: 1,
     signing_secret: generateSigningSecret(),
     previous_secret: null,

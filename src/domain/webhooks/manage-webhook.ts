@@ -3,6 +3,7 @@ import type { Actor, Ctx } from "../context.js";
 import { notFound } from "../../lib/errors.js";
 import type { WebhooksTable } from "../../store/schema.js";
 import { validateWebhookUrl } from "./webhook-url.js";
+import { assertWebhookTargetAllowed } from "./webhook-target.js";
 import { webhookView, type WebhookView } from "./webhook-view.js";
 
 export async function findOwnedWebhook(ctx: Ctx, actor: Actor, id: string): Promise<WebhooksTable> {
@@ -24,9 +25,11 @@ export interface UpdateWebhookInput {
 
 export async function updateWebhook({ ctx, actor, id, input }: { ctx: Ctx; actor: Actor; id: string; input: UpdateWebhookInput }): Promise<WebhookView> {
   const current = await findOwnedWebhook(ctx, actor, id);
+  const url = input.url === undefined ? current.url : validateWebhookUrl(input.url);
+  if (input.url !== undefined) await assertWebhookTargetAllowed(ctx, url);
   const next: WebhooksTable = {
     ...current,
-    url: input.url === undefined ? current.url : validateWebhookUrl(input.url),
+    url,
     name: input.name === undefined ? current.name : input.name,
     description: input.description === undefined ? current.description : input.description,
     active: input.active === undefined ? current.active : input.active ? 1 : 0,

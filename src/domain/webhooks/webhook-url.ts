@@ -8,8 +8,9 @@ const HTTP_URL_START = /^https?:\/\/[^/?#\\\s]/i;
  * The spec's rule: a protocol, http or https, and a hostname; a path and a port are allowed.
  * The raw text is checked before parsing because the WHATWG parser repairs sloppy input
  * ("http:example.com", "https:///path", leading spaces) into a URL the user never wrote.
- * Where the URL may point (loopback, private ranges) is the egress guard's decision at
- * delivery time, after DNS resolution, not a syntax question.
+ * Where the URL may point (loopback, private ranges) is not a syntax question: the egress
+ * guard decides it after DNS resolution (webhook-target.ts when the URL is set, the sender at
+ * each attempt).
  */
 export function validateWebhookUrl(raw: string): string {
   if (raw.length > MAX_URL_LENGTH) throw invalid(`url must be at most ${MAX_URL_LENGTH} characters`);
