@@ -5,7 +5,7 @@
 import os from "node:os";
 import { normalizeHostLiteral, type AddressSet } from "./egress-guard.js";
 
-/** Re-read at least this often (DESIGN: at least every 60 s). */
+/** Re-read at least this often (the promise is at least every 60 s). */
 export const HOST_ADDRESSES_REFRESH_MS = 30_000;
 
 export interface HostAddresses extends AddressSet {

@@ -59,7 +59,7 @@ interface Registration {
 }
 
 const MAX_ERROR_BACKOFF_MS = 10 * 60_000;
-/** SLUICE_JOB_MAX_ATTEMPTS's default (DESIGN §11): at the backoff's ten-minute cap, about three hours of tries. */
+/** SLUICE_JOB_MAX_ATTEMPTS's default: at the backoff's ten-minute cap, about three hours of tries. */
 export const DEFAULT_MAX_ATTEMPTS = 25;
 
 /** Retry delay after a handler threw: exponential in the attempt number, with jitter. */

@@ -1,4 +1,4 @@
-// What the files of one source's `dir` props may be (DESIGN's pinned caps): a path, its depth,
+// What the files of one source's `dir` props may be (the caps the platform promises): a path, its depth,
 // the number of files and their bytes, each file counted with a fixed overhead so that many
 // empty files cost what their inodes and disk work cost. The runner checks each write against
 // these (src/runner/dir-interface.ts) and the service checks the whole change set again
