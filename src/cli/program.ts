@@ -9,9 +9,12 @@ import { deployCommand } from "./commands/deploy.js";
 import { describeCommand } from "./commands/describe.js";
 import { devCommand } from "./commands/dev.js";
 import { eventCommands } from "./commands/events.js";
+import { globalOptions } from "./commands/global-options.js";
+import { initCommand } from "./commands/init.js";
 import { jobCommands } from "./commands/jobs.js";
 import { listCommand } from "./commands/list.js";
-import { loginCommand } from "./commands/login.js";
+import { loginCommand, logoutCommand } from "./commands/login.js";
+import { publishCommand } from "./commands/publish.js";
 import { registryCommands } from "./commands/registry.js";
 import { serveCommand } from "./commands/serve.js";
 import { subscriptionCommands } from "./commands/subscribe.js";
@@ -44,7 +47,8 @@ export function sluiceProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text.replace(/^error: /, "sluice: ")) });
   for (const add of [serveCommand, userCommands, registryCommands, jobCommands]) add(program);
-  for (const add of [loginCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand]) add(program);
+  globalOptions(program);
+  for (const add of [loginCommand, logoutCommand, initCommand, publishCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand]) add(program);
   // Set after the tree is built: each command points at its own usage, not the program's.
   for (const command of everyCommand(program)) command.showHelpAfterError(pointerTo(command));
   return program;

@@ -70,7 +70,7 @@ describe(`sluice client commands [${dialect}]`, () => {
     assert.match(listed.stdout, new RegExp(`^${source.id} +greeter +true`, "m"));
     assert.match(listed.stdout, /greeter-two/);
 
-    const described = await sluice("describe", "greeter");
+    const described = await sluice("describe", "greeter", "--json");
     assert.equal(described.code, 0, described.stderr);
     assert.equal(JSON.parse(described.stdout).id, source.id);
 
@@ -105,11 +105,14 @@ describe(`sluice client commands [${dialect}]`, () => {
   });
 
   it("an ambiguous name lists the matches and exits 1", async () => {
-    for (let n = 0; n < 2; n++) assert.equal((await sluice("deploy", "source.mjs", "--name", "twin")).code, 0);
+    // Names are unique per kind (a second "twin" source would be "twin-2"), not across kinds.
+    assert.equal((await sluice("deploy", "source.mjs", "--name", "twin")).code, 0);
+    assert.equal((await account.api.post("/workflows", { name: "twin", steps: [{ code: "export default { async run() {} };" }] })).status, 200);
     const result = await sluice("describe", "twin");
     assert.equal(result.code, 1);
     assert.match(result.stderr, /"twin" names 2 resources/);
-    assert.equal(result.stderr.match(/dc_\w+ +source +twin/g)?.length, 2);
+    assert.match(result.stderr, /dc_\w+ +source +twin/);
+    assert.match(result.stderr, /p_\w+ +workflow +twin/);
   });
 
   it("events -f shows an event posted after it started", async () => {
@@ -211,7 +214,7 @@ describe(`sluice client commands [${dialect}]`, () => {
     assert.match(result.stdout, new RegExp(`as ${account.username}`));
     const path = join(dir, "login-config", "sluice", "config.json");
     assert.equal(statSync(path).mode & 0o777, 0o600);
-    assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), { api_url: app.origin, api_key: account.apiKey });
+    assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), { profiles: { default: { api_url: app.origin, api_key: account.apiKey } } });
     const listed = await runCli(["list"], loginEnv, dir);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /greeter/);

@@ -1,13 +1,15 @@
 // `sluice dev <file>`: deploys the file as a source, follows its events, logs and errors,
 // and on every save of the file or of a file it imports updates the same source. Ctrl-C
-// deletes the source (unless --keep). fs.watch watches the folders, not the files, so an
+// deletes the source (unless --keep). `--dc <id>` reuses a source kept from an earlier session
+// (updated with the file, never deleted), so its URL stays the same. fs.watch watches the folders, not the files, so an
 // editor that saves by replacing the file is still seen.
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Command } from "commander";
 import type { ApiClient } from "../client/api-client.js";
-import { CommandFailed } from "../errors.js";
+import { CommandFailed, UsageError } from "../errors.js";
 import { readLocalComponent, type LocalComponent } from "../client/local-files.js";
+import { withSyntaxLocation } from "../client/syntax-location.js";
 import { followTail } from "../client/sse.js";
 import { eventLine } from "../output.js";
 import { client, collectProp, sourceLines } from "./common.js";
@@ -15,7 +17,7 @@ import { client, collectProp, sourceLines } from "./common.js";
 const SETTLE_MS = 100;
 const STREAMS = ["", "$logs", "$errors"];
 
-type Options = { name?: string; prop: Record<string, unknown>; keep?: boolean; json?: boolean };
+type Options = { name?: string; dc?: string; prop: Record<string, unknown>; keep?: boolean; json?: boolean };
 
 const codeFields = (local: LocalComponent) => ({ component_code: local.code, ...(Object.keys(local.files).length > 0 ? { component_files: local.files } : {}) });
 
@@ -26,16 +28,31 @@ export function devCommand(program: Command): void {
     .argument("<file>", "the component's file")
     .option("--name <name>", "the source's name")
     .option("--prop <key=value>", "a configured prop (repeatable; JSON when it parses)", collectProp, {})
+    .option("--dc <id>", "reuse this source (its URL stays the same); it is kept when dev stops")
     .option("--keep", "keep the source when dev stops")
     .option("--json", "print events as JSON lines")
     .action(async (file: string, options: Options) => {
       const api = client();
       let local = readLocalComponent(file);
-      const name = options.name ?? `dev-${basename(file).replace(/\.[^.]+$/, "")}`;
-      const { data: source } = await api.request("POST", "/sources", { json: { ...codeFields(local), name, configured_props: options.prop } });
+      const source = await devSource(api, file, local, options).catch((error: unknown) => {
+        throw withSyntaxLocation(error, local);
+      });
       process.stderr.write(sourceLines(source));
+      if (options.dc) options.keep = true;
+      else if (options.keep) process.stderr.write(`next time, \`sluice dev --dc ${source.id} ${file}\` reuses this source and its URL\n`);
       await runDev(api, file, source.id, local, options, (next) => (local = next));
     });
+}
+
+/** The source of this session: the one --dc names, updated with the file, or a new one. */
+async function devSource(api: ApiClient, file: string, local: LocalComponent, options: Options): Promise<any> {
+  if (options.dc) {
+    if (!/^dc_[A-Za-z0-9]+$/.test(options.dc)) throw new UsageError(`--dc takes a source id (dc_…), got "${options.dc}"`);
+    const props = Object.keys(options.prop).length > 0 ? { configured_props: options.prop } : {};
+    return (await api.request("PUT", `/sources/${options.dc}`, { json: { ...codeFields(local), ...props, ...(options.name ? { name: options.name } : {}), active: true } })).data;
+  }
+  const name = options.name ?? `dev-${basename(file).replace(/\.[^.]+$/, "")}`;
+  return (await api.request("POST", "/sources", { json: { ...codeFields(local), name, configured_props: options.prop } })).data;
 }
 
 async function runDev(api: ApiClient, file: string, sourceId: string, initial: LocalComponent, options: Options, onDeployed: (local: LocalComponent) => void): Promise<void> {
@@ -62,7 +79,7 @@ async function runDev(api: ApiClient, file: string, sourceId: string, initial: L
       process.stderr.write(`updated ${sourceId}\n`);
     } catch (error) {
       // Code that does not load is the server's refusal: shown, and the next save is tried.
-      process.stderr.write(`sluice: ${(error as Error).message}\n`);
+      process.stderr.write(`sluice: ${(withSyntaxLocation(error, local) as Error).message}\n`);
     }
     watchFiles(local.paths);
   };

@@ -19,6 +19,7 @@ import { deleteEmitterEvents } from "../events/delete-events.js";
 import { deleteInlineAccounts, storeAppProps } from "../accounts/app-props.js";
 import { apphookBindings, deleteApphookBindings, saveApphookBindings } from "../apphooks/apphook-bindings.js";
 import { refreshEventNames } from "../apphooks/event-names.js";
+import { assertNameFree, unusedName } from "../unused-name.js";
 
 export interface SaveSourceInput extends ComponentChoice {
   name?: string;
@@ -69,6 +70,8 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
     ...derivedColumns(deps, component, configured, true, { endpoint: null, email: null }),
   };
   await ctx.db.transaction().execute(async (tx) => {
+    row.name = await unusedName(tx, "sources", actor.userId, name);
+    row.name_slug = slugify(row.name);
     const stored = await storeAppProps({ ...ctx, db: tx }, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
     const bindings = apphookBindings(component.metadata, stored);
     row.configured_props = JSON.stringify(stored);
@@ -102,6 +105,7 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   if (stored !== configured) columns.configured_props = JSON.stringify(stored);
   const bindings = apphookBindings(component.metadata, stored);
   const name = input.name?.trim() || current.name;
+  if (name !== current.name) await assertNameFree(ctx.db, "sources", actor.userId, name, id);
   const old = await runnableSource(ctx, id);
   if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
   const next: SourcesTable = { ...current, ...columns, name, name_slug: slugify(name) };

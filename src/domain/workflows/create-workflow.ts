@@ -2,6 +2,7 @@ import type { Actor, Ctx } from "../context.js";
 import { invalid } from "../../lib/errors.js";
 import { newId, randomString } from "../../lib/ids.js";
 import type { WorkflowsTable } from "../../store/schema.js";
+import { unusedName } from "../unused-name.js";
 import { applyAutoSubscriptions } from "../subscriptions/auto-subscriptions.js";
 import { assertStepsRunnable, normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
@@ -25,7 +26,9 @@ export async function createWorkflow({ ctx, runner, actor, input }: { ctx: Ctx; 
   const steps = normalizeSteps(input.steps);
   const name = input.name === undefined ? "Untitled workflow" : validateWorkflowName(input.name);
   await assertStepsRunnable(runner, actor.userId, steps);
-  const row = await ctx.db.transaction().execute((db) => insertWorkflow({ ...ctx, db }, actor.userId, { name, steps, active: input.active ?? true, isErrorWorkflow: false }));
+  const row = await ctx.db.transaction().execute(async (db) =>
+    insertWorkflow({ ...ctx, db }, actor.userId, { name: await unusedName(db, "workflows", actor.userId, name), steps, active: input.active ?? true, isErrorWorkflow: false }),
+  );
   return workflowView(ctx.config, row);
 }
 

@@ -1,4 +1,5 @@
 // Reading, changing and deleting one workflow of the caller's account.
+import { assertNameFree } from "../unused-name.js";
 import type { Actor, Ctx } from "../context.js";
 import { invalid, notFound } from "../../lib/errors.js";
 import type { WorkflowsTable } from "../../store/schema.js";
@@ -29,6 +30,7 @@ export async function updateWorkflow({ ctx, runner, actor, id, input }: { ctx: C
   const current = await findOwnedWorkflow(ctx, actor, id);
   const next: WorkflowsTable = { ...current, updated_at: ctx.clock.now() };
   if (input.name !== undefined) next.name = validateWorkflowName(input.name);
+  if (next.name !== current.name) await assertNameFree(ctx.db, "workflows", actor.userId, next.name, id);
   if (input.active !== undefined) next.active = input.active ? 1 : 0;
   if (input.steps !== undefined) {
     const steps = normalizeSteps(input.steps, parseSteps(current));
