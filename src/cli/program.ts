@@ -4,10 +4,12 @@
 // the server or the domain) or unreachable, 2 bad usage or a bad setting.
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.js";
+import { backupCommand } from "./commands/backup.js";
 import { deleteCommand } from "./commands/delete.js";
 import { deployCommand } from "./commands/deploy.js";
 import { describeCommand } from "./commands/describe.js";
 import { devCommand } from "./commands/dev.js";
+import { doctorCommand } from "./commands/doctor.js";
 import { eventCommands } from "./commands/events.js";
 import { globalOptions } from "./commands/global-options.js";
 import { initCommand } from "./commands/init.js";
@@ -46,7 +48,7 @@ export function sluiceProgram(): Command {
     .addHelpText("after", SETTINGS_HELP)
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text.replace(/^error: /, "sluice: ")) });
-  for (const add of [serveCommand, userCommands, registryCommands, jobCommands]) add(program);
+  for (const add of [serveCommand, userCommands, registryCommands, jobCommands, backupCommand, doctorCommand]) add(program);
   globalOptions(program);
   for (const add of [loginCommand, logoutCommand, initCommand, publishCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand]) add(program);
   // Set after the tree is built: each command points at its own usage, not the program's.

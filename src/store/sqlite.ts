@@ -20,9 +20,12 @@ export interface SqliteStore {
   close(): Promise<void>;
 }
 
+/** The database's file in the data directory. */
+export const DATABASE_FILE = "sluice.db";
+
 export function openSqlite(dataDir: string, options: { fileName?: string; checkpoints?: CheckpointOptions | false } = {}): SqliteStore {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, options.fileName ?? "sluice.db");
+  const file = join(dataDir, options.fileName ?? DATABASE_FILE);
   const sqlite = new SQLite(file);
   // A reader beside the service leaves the file's layout to the service.
   const autoVacuum = options.checkpoints === false ? undefined : ensureIncrementalAutoVacuum(sqlite);

@@ -33,6 +33,15 @@ export async function loadCredentialKey(db: Kysely<Database>, config: Pick<Confi
   return key;
 }
 
+/**
+ * Whether `key` is the one the database's check value (secret_checks, as read beside the
+ * service) was made with; undefined when the database has none yet (no server started on it).
+ */
+export function keyOpensCheck(key: Buffer, secretChecks: ReadonlyMap<string, string>): boolean | undefined {
+  const value = secretChecks.get(CHECK_NAME);
+  return value === undefined ? undefined : decryptText(key, value, CHECK_NAME) === CHECK_TEXT;
+}
+
 function assertMatches(key: Buffer, checkValue: string, config: Pick<Config, "secretKey">): void {
   if (decryptText(key, checkValue, CHECK_NAME) === CHECK_TEXT) return;
   const source = config.secretKey ? "SLUICE_SECRET_KEY" : `the key file ${KEY_FILE} in the data directory`;

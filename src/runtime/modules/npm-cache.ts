@@ -67,7 +67,8 @@ export const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.
 
 const NPM_BESIDE_NODE = join(dirname(process.execPath), "..", "lib", "node_modules", "npm");
 
-function npmCommand(): { file: string; prefix: string[] } {
+/** The npm this service runs: the one beside this Node, else the one on the PATH. */
+export function npmCommand(): { file: string; prefix: string[] } {
   const cli = join(NPM_BESIDE_NODE, "bin", "npm-cli.js");
   return existsSync(cli) ? { file: process.execPath, prefix: [cli] } : { file: "npm", prefix: [] };
 }
