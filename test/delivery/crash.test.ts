@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 
 const ADMIN = "crash-admin-token-of-at-least-32-characters";
@@ -160,7 +160,7 @@ for (const dialect of DIALECTS) {
       crash.release();
       const second = await startServer(env);
       children.push(second);
-      await waitFor(() => [...accepted].every((n) => answered.has(n)), 60_000, 50);
+      await waitFor(() => [...accepted].every((n) => answered.has(n)), { timeoutMs: 60_000, intervalMs: 50 });
 
       const idsByEvent = new Map<number, Set<string>>();
       for (const r of receiver.at("/crash")) {

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
-import { CLI_PATH } from "../cli/spawn-sluice.js";
+import { CLI_PATH } from "../helpers/sluice-process.js";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 
 const ADMIN = "scale-out-admin-token-of-at-least-32-characters";
@@ -160,10 +160,10 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
 
     const tickCount = () => new Set(receiver.at("/timer").map((r) => JSON.parse(r.body).timestamp as number)).size;
     // Ticks on both sides of the kill: the timer's runs and deliveries go to either worker.
-    await waitFor(() => accepted.size >= 200 && answered.size >= 50 && tickCount() >= 3, 20_000, 20);
+    await waitFor(() => accepted.size >= 200 && answered.size >= 50 && tickCount() >= 3, { timeoutMs: 20_000, intervalMs: 20 });
     events.hold();
     const acceptedBeforeHold = accepted.size;
-    await waitFor(() => accepted.size >= acceptedBeforeHold + 20, 20_000, 20);
+    await waitFor(() => accepted.size >= acceptedBeforeHold + 20, { timeoutMs: 20_000, intervalMs: 20 });
     const orphans = descendants(worker1.child.pid!);
     worker1.child.kill("SIGKILL");
     await exited(worker1.child);
@@ -173,11 +173,11 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     const ticksAtKill = tickCount();
     assert.ok(deliveredAtKill < acceptedAtKill, "the worker died with accepted events not yet delivered");
     events.release();
-    await waitFor(() => accepted.size >= acceptedAtKill + 200 && tickCount() >= ticksAtKill + 4, 20_000, 20);
+    await waitFor(() => accepted.size >= acceptedAtKill + 200 && tickCount() >= ticksAtKill + 4, { timeoutMs: 20_000, intervalMs: 20 });
     sending = false;
     await Promise.all(senders);
 
-    await waitFor(() => [...accepted].every((n) => answered.has(n)), 30_000, 100);
+    await waitFor(() => [...accepted].every((n) => answered.has(n)), { timeoutMs: 30_000, intervalMs: 100 });
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
     for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
 

@@ -12,7 +12,7 @@ import type { DbJobQueue } from "../../src/queue/db-job-queue.js";
 import { decodeWakeSignal, encodeWakeSignal, wakeSignalFor } from "../../src/queue/wake.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 

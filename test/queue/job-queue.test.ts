@@ -10,7 +10,7 @@ import { postgresQueueDialect } from "../../src/queue/postgres-queue-dialect.js"
 import { sqliteQueueDialect } from "../../src/queue/sqlite-queue-dialect.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 

@@ -13,7 +13,7 @@ import { sqliteQueueDialect } from "../../src/queue/sqlite-queue-dialect.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 

@@ -11,7 +11,7 @@ import { FakeClock } from "../../src/lib/clock.js";
 import { newTimeOrderedId } from "../../src/lib/ids.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 describe("retention period", () => {
   it("takes fractions of a day down to a minute, and passes run ten times per period when it is under ten hours", () => {
