@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { cliEnv, runCli, startServer, type RunningServer } from "./spawn-sluice.js";
+import { cliEnv, runCli, startServer, type RunningServer } from "../helpers/sluice-process.js";
 
 const KEY_PATTERN = /sk_sluice_[A-Za-z0-9]{40}/g;
 const BOOTSTRAP_KEY = `sk_sluice_${"B".repeat(36)}boot`;

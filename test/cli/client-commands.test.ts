@@ -9,8 +9,8 @@ import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitForEvents } from "../fixtures/components/sources/helpers.js";
-import { startCli } from "./cli-session.js";
-import { CLI_PATH, runCli } from "./spawn-sluice.js";
+import { startCli } from "../helpers/cli-session.js";
+import { CLI_PATH, runCli } from "../helpers/sluice-process.js";
 
 const ENTRY = `import { shout } from "./lib/shout.js";
 export default {

@@ -9,9 +9,9 @@ import { after, before, describe, it } from "node:test";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startNpmRegistry, type NpmRegistry } from "../helpers/npm-registry.js";
-import { waitFor } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { DEMO, demoPackage, helperPackage } from "../fixtures/npm-packages.js";
-import { cliEnv, startServer, type RunningServer } from "./spawn-sluice.js";
+import { cliEnv, startServer, type RunningServer } from "../helpers/sluice-process.js";
 
 const KEY = `sk_sluice_${"S".repeat(36)}strt`;
 
@@ -45,15 +45,15 @@ for (const dialect of DIALECTS) {
     it("packages recorded at start in the background; one that cannot be had is a warning; a recorded one keeps its version", async () => {
       const server = await serve({ SLUICE_REGISTRY_PACKAGES: `${DEMO}, @sluice-test/nope ,not a name!` });
       assert.equal((await request(server.origin, "GET", "/healthz")).status, 200, "the server is up while packages are added");
-      await waitFor("the package's components", async () => (await published(server, "demo-new-item")).status === 200, 60_000);
-      const warnings = await waitFor("two warnings", async () => {
+      await waitFor(async () => (await published(server, "demo-new-item")).status === 200, { what: "the package's components", timeoutMs: 60_000 });
+      const warnings = await waitFor(async () => {
         const lines = server
           .stdout()
           .split("\n")
           .filter((line) => line.includes("SLUICE_REGISTRY_PACKAGES"))
           .map((line) => JSON.parse(line) as { level: number; msg: string });
         return lines.length >= 2 ? lines : undefined;
-      }, 60_000);
+      }, { what: "two warnings", timeoutMs: 60_000 });
       assert.ok(warnings.every((line) => line.level === 40));
       assert.match(warnings.find((line) => line.msg.includes("@sluice-test/nope"))?.msg ?? "", /could not be added: npm package "@sluice-test\/nope@latest" could not be installed/);
       assert.match(warnings.find((line) => line.msg.includes("not a name!"))?.msg ?? "", /is not an npm package name/);
@@ -63,7 +63,7 @@ for (const dialect of DIALECTS) {
       // A later version is out, and the package is named without one: the recorded 1.0.0 stays.
       registry.publish(demoPackage("1.1.0", join(markers, "demo")));
       const again = await serve({ SLUICE_REGISTRY_PACKAGES: DEMO });
-      await waitFor("the kept package", async () => again.stdout().includes("registry package kept at its recorded version"), 60_000);
+      await waitFor(async () => again.stdout().includes("registry package kept at its recorded version"), { what: "the kept package", timeoutMs: 60_000 });
       assert.equal((await published(again, "demo-new-item")).body.data.version, "1.0.0");
     });
   });

@@ -10,7 +10,7 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dial
 import { request } from "../helpers/http-client.js";
 import { startNpmRegistry, type NpmRegistry } from "../helpers/npm-registry.js";
 import { DEMO, demoPackage, helperPackage } from "../fixtures/npm-packages.js";
-import { cliEnv, runCli, startServer, type RunningServer } from "./spawn-sluice.js";
+import { cliEnv, runCli, startServer, type RunningServer } from "../helpers/sluice-process.js";
 
 const ADMIN = "registry-cli-admin-token-of-at-least-32-characters";
 const KEY = `sk_sluice_${"R".repeat(36)}regi`;

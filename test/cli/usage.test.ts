@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli, type RunResult } from "./spawn-sluice.js";
+import { runCli, type RunResult } from "../helpers/sluice-process.js";
 
 describe("sluice usage", () => {
   let dir: string;

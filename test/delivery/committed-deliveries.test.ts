@@ -10,7 +10,7 @@ import { newId } from "../../src/lib/ids.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 
 for (const dialect of DIALECTS) {
@@ -103,7 +103,7 @@ for (const dialect of DIALECTS) {
         // What a read after the commit would see: only the handed-over rows keep the first URL.
         await tx.updateTable("webhooks").set({ url: `${receiver.url}/read-back` }).where("id", "=", hook.body.data.id).execute();
       });
-      await waitFor(() => receiver.at("/as-handed-over").length + receiver.at("/read-back").length > 0, 10_000, 10);
+      await waitFor(() => receiver.at("/as-handed-over").length + receiver.at("/read-back").length > 0, { timeoutMs: 10_000, intervalMs: 10 });
       assert.equal(receiver.at("/read-back").length, 0, "the delivery was read back from the database");
       assert.equal(receiver.at("/as-handed-over").length, 1);
     });

@@ -3,26 +3,17 @@
 // on the same database. Every event whose 2xx was received must arrive; an event may arrive
 // twice only with the same webhook-id.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
+import { descendants, exited, killAll } from "../helpers/processes.js";
+import { startServer } from "../helpers/sluice-process.js";
 
 const ADMIN = "crash-admin-token-of-at-least-32-characters";
-
-// The compiled CLI next to this compiled test: <build dir>/test/delivery → <build dir>/src/cli/main.js.
-function cliPath(): string {
-  const path = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "cli", "main.js");
-  if (!existsSync(path)) throw new Error(`compiled CLI not found at ${path}`);
-  return path;
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -32,46 +23,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function startServer(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [cliPath(), "serve"], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  child.stderr!.resume();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("sluice did not start within 30 s")), 30_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line.includes("sluice started")) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sluice exited with ${code} before it started`));
-    });
-  });
-}
-
-/** Descendants of a process (Linux /proc), so runner children orphaned by SIGKILL can be ended too. */
-function descendants(pid: number): number[] {
-  try {
-    const direct = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-    return direct.flatMap((child) => [child, ...descendants(child)]);
-  } catch {
-    return [];
-  }
-}
-
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+/** `sluice serve` with only the environment the test gives; resolves once it has started. */
+async function serve(env: Record<string, string>): Promise<ChildProcess> {
+  return (await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, [], 30_000)).child;
 }
 
 const HTTP_SOURCE = `export default {
@@ -112,7 +66,7 @@ for (const dialect of DIALECTS) {
         ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : {}),
       };
       const base = `http://127.0.0.1:${port}/v1`;
-      const first = await startServer(env);
+      const first = await serve(env);
       children.push(first);
 
       const user = await request(base, "POST", "/admin/users", { key: ADMIN, json: { username: "crashy", email: "crashy@example.test", plan: "paid" } });
@@ -158,9 +112,9 @@ for (const dialect of DIALECTS) {
       assert.ok([...accepted].some((n) => !answered.has(n)), "the crash happened mid-stream, with accepted events not yet delivered");
 
       crash.release();
-      const second = await startServer(env);
+      const second = await serve(env);
       children.push(second);
-      await waitFor(() => [...accepted].every((n) => answered.has(n)), 60_000, 50);
+      await waitFor(() => [...accepted].every((n) => answered.has(n)), { timeoutMs: 60_000, intervalMs: 50 });
 
       const idsByEvent = new Map<number, Set<string>>();
       for (const r of receiver.at("/crash")) {

@@ -8,7 +8,7 @@ import type { StoredEvent } from "../../src/domain/events/stored-event.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 
 for (const dialect of DIALECTS) {

@@ -6,20 +6,21 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { deliveryLoader, PREFETCH_MAX_AGE_MS } from "../../src/delivery-worker/delivery-loader.js";
 import { newId } from "../../src/lib/ids.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 for (const dialect of DIALECTS) {
   describe(`delivery loader [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     const userId = newId("u");
     const webhookId = newId("wh");
     const deliveryIds = [newId("del"), newId("del"), newId("del"), newId("del")];
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
       const now = Date.now();
       await store.db.insertInto("users").values({ id: userId, username: `loader-${userId}`, email: `${userId}@test.invalid`, plan: "paid", created_at: now, updated_at: now }).execute();
       await store.db
@@ -32,8 +33,7 @@ for (const dialect of DIALECTS) {
         .execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("uses a fresh prefetch, and reads again once it is older than its limit", async () => {

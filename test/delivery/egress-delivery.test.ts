@@ -9,7 +9,7 @@ import { fanOut } from "../../src/domain/deliveries/fan-out.js";
 import { newId } from "../../src/lib/ids.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 
 for (const dialect of DIALECTS) {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
 import { createSource, summaries } from "../fixtures/components/sources/helpers.js";
 

@@ -4,15 +4,14 @@
 // load. Nothing accepted (2xx) is lost: every event arrives, a duplicate only with the same
 // webhook-id. The timer fires once per tick across the processes: one event per timestamp.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { CLI_PATH } from "../cli/spawn-sluice.js";
+import { startServer } from "../helpers/sluice-process.js";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "./receiver.js";
+import { descendants, exited, killAll } from "../helpers/processes.js";
 
 const ADMIN = "scale-out-admin-token-of-at-least-32-characters";
 
@@ -28,51 +27,11 @@ const TIMER_SOURCE = `export default {
   async run(event) { this.$emit({ timestamp: event.timestamp }); },
 };`;
 
-interface Started {
-  child: ChildProcess;
-  url: string | undefined;
+/** `sluice serve --role <role>` with only the environment the test gives; resolves once it has started. */
+async function serve(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const server = await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, ["--role", role], 30_000);
+  return { child: server.child, url: server.origin };
 }
-
-/** Starts `sluice serve --role <role>` and waits for its "sluice started" line. */
-function serve(role: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [CLI_PATH, "serve", "--role", role], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  child.stderr!.resume();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sluice --role ${role} did not start within 30 s`)), 30_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (!line.includes("sluice started")) return;
-      clearTimeout(timer);
-      resolve({ child, url: (JSON.parse(line) as { url?: string }).url });
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sluice --role ${role} exited with ${code} before it started`));
-    });
-  });
-}
-
-/** Descendants of a process (Linux /proc): runner children a SIGKILL leaves behind. */
-function descendants(pid: number): number[] {
-  try {
-    const direct = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-    return direct.flatMap((child) => [child, ...descendants(child)]);
-  } catch {
-    return [];
-  }
-}
-
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
-
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
 
 /** webhook-ids each event arrived under, by a key taken from its body. */
 function webhookIdsBy(received: Array<{ body: string; headers: Record<string, unknown> }>, key: (body: any) => number): Map<number, Set<string>> {
@@ -160,10 +119,10 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
 
     const tickCount = () => new Set(receiver.at("/timer").map((r) => JSON.parse(r.body).timestamp as number)).size;
     // Ticks on both sides of the kill: the timer's runs and deliveries go to either worker.
-    await waitFor(() => accepted.size >= 200 && answered.size >= 50 && tickCount() >= 3, 20_000, 20);
+    await waitFor(() => accepted.size >= 200 && answered.size >= 50 && tickCount() >= 3, { timeoutMs: 20_000, intervalMs: 20 });
     events.hold();
     const acceptedBeforeHold = accepted.size;
-    await waitFor(() => accepted.size >= acceptedBeforeHold + 20, 20_000, 20);
+    await waitFor(() => accepted.size >= acceptedBeforeHold + 20, { timeoutMs: 20_000, intervalMs: 20 });
     const orphans = descendants(worker1.child.pid!);
     worker1.child.kill("SIGKILL");
     await exited(worker1.child);
@@ -173,11 +132,11 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     const ticksAtKill = tickCount();
     assert.ok(deliveredAtKill < acceptedAtKill, "the worker died with accepted events not yet delivered");
     events.release();
-    await waitFor(() => accepted.size >= acceptedAtKill + 200 && tickCount() >= ticksAtKill + 4, 20_000, 20);
+    await waitFor(() => accepted.size >= acceptedAtKill + 200 && tickCount() >= ticksAtKill + 4, { timeoutMs: 20_000, intervalMs: 20 });
     sending = false;
     await Promise.all(senders);
 
-    await waitFor(() => [...accepted].every((n) => answered.has(n)), 30_000, 100);
+    await waitFor(() => [...accepted].every((n) => answered.has(n)), { timeoutMs: 30_000, intervalMs: 100 });
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
     for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
 

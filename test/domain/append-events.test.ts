@@ -8,8 +8,9 @@ import { appendEvents } from "../../src/domain/events/append-events.js";
 import { parseEventId } from "../../src/domain/events/event-ids.js";
 import { newId } from "../../src/lib/ids.js";
 import { inGroupTransaction } from "../../src/store/group-commit.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
 
 /** The in-process state appendEvents keeps up to date, as a context would hold it. */
@@ -25,19 +26,18 @@ const after_ = (a: string, b: string) => {
 
 for (const dialect of DIALECTS) {
   describe(`event ids above the emitter's newest [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     const userId = newId("u");
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
       const now = Date.now();
       await store.db.insertInto("users").values({ id: userId, username: `ids-${userId}`, email: `${userId}@test.invalid`, plan: "paid", created_at: now, updated_at: now }).execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     /** The millisecond of this process's latest id (ids of other tests may be ahead of the clock). */

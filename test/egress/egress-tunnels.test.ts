@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { buildEgressProxy, type EgressGate, type EgressProxyOptions } from "../../src/egress/egress-proxy.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 interface Tunnel {
   status: number;
@@ -94,7 +95,7 @@ describe("egress tunnels", () => {
     // A closed tunnel gives its slot back.
     a.socket.destroy();
     await a.closed;
-    await waitFor(() => proxy.tunnelCount("alice") === 1);
+    await waitFor(() => proxy.tunnelCount("alice") === 1, { intervalMs: 0 });
     const again = await openTunnel(first.path, port);
     assert.equal(again.status, 200);
     for (const t of [b, c, again, refused]) t.socket.destroy();
@@ -137,18 +138,10 @@ describe("egress tunnels", () => {
     door.endExecution(new Set([2]));
     await Promise.all([ended.closed, unnamed.closed, forged.closed]);
     assert.equal(await echoes(next, "still"), "still");
-    await waitFor(() => upstream.size <= upstreamBefore - 3);
+    await waitFor(() => upstream.size <= upstreamBefore - 3, { intervalMs: 0 });
     door.close();
     await next.closed;
     assert.equal(proxy.tunnelCount("erin"), 0);
   });
 });
 
-/** Waits for `condition`, failing after `ms` (a bound, not a pause: it returns as soon as it holds). */
-async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${condition.toString()}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}

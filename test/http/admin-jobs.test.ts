@@ -8,8 +8,8 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { ADMIN_TOKEN, startTestApp, type TestApp } from "../helpers/test-app.js";
 import { parsePrometheusText, valueOf } from "../metrics/prometheus-text.js";
-import { waitFor } from "../queue/wait-for.js";
-import { cliEnv, runCli } from "../cli/spawn-sluice.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { cliEnv, runCli } from "../helpers/sluice-process.js";
 
 const MAX = 3;
 

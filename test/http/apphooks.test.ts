@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const SECRET = "xoxb-apphook-do-not-show-5e1d";
 
@@ -42,7 +43,7 @@ for (const dialect of DIALECTS) {
     };
     /** Waits until no run the account's requests queued is left (each was committed before its 200). */
     const drained = (who: Account) =>
-      waitFor("the queued apphook runs", async () => (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("user_id", "=", who.id).where("type", "=", "source.run").execute()).length === 0);
+      waitFor(async () => (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("user_id", "=", who.id).where("type", "=", "source.run").execute()).length === 0, { what: "the queued apphook runs", timeoutMs: 20_000 });
     const send = (url: string, init: { body?: unknown; raw?: string; headers?: Record<string, string>; query?: string; method?: string }) =>
       fetch(url + (init.query ?? ""), {
         method: init.method ?? "POST",

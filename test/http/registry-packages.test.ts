@@ -24,11 +24,7 @@ const LATER = {
 };
 const FILE_KEYS = ["counter-timer", "http-custom-response", "http-webhook", "interval-timer"];
 
-async function post(url: string, json: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const post = (url: string, json: unknown) => request(url, "POST", "", { json });
 
 /** Every page of GET /components/registry at `limit` per page, following end_cursor. */
 async function allPublished(account: Account, limit: number): Promise<{ pages: any[]; items: any[] }> {

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const emitsOf = (values: unknown[]) => ({ emits: values.map((event) => ({ event })) });
@@ -75,13 +76,13 @@ for (const dialect of DIALECTS) {
       // The endpoint accepts before the run (no custom response): the page is polled, and a
       // page kept from before the write would never change.
       await post(source.configured_props.http.endpoint_url, emitsOf([{ n: 3 }]));
-      await waitFor("the new event on the page", async () => JSON.stringify(await ns()) === "[3,2,1,0]");
+      await waitFor(async () => JSON.stringify(await ns()) === "[3,2,1,0]", { what: "the new event on the page", timeoutMs: 20_000 });
       assert.equal((await page()).page_info.total_count, 4);
       await post(source.configured_props.http.endpoint_url, emitsOf(Array.from({ length: 100 }, (_, i) => ({ n: 4 + i }))));
-      await waitFor("the newest of 100 more", async () => JSON.stringify(await ns({ limit: 2 })) === "[103,102]");
+      await waitFor(async () => JSON.stringify(await ns({ limit: 2 })) === "[103,102]", { what: "the newest of 100 more", timeoutMs: 20_000 });
       assert.equal((await page()).page_info.total_count, 100, "trimmed to the newest 100");
       await account.api.delete(`/sources/${source.id}/events`);
-      await waitFor("deleted events gone from the page", async () => (await ns()).length === 0);
+      await waitFor(async () => (await ns()).length === 0, { what: "deleted events gone from the page", timeoutMs: 20_000 });
       const stranger = await app.newAccount();
       assert.equal((await stranger.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "another account, after the owner's page was read");
       assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
@@ -118,7 +119,7 @@ for (const dialect of DIALECTS) {
       const { source, events } = await sourceWithEvents(10);
       const idOf = (n: number) => events.find((s: any) => s.event.n === n).id;
       const remaining = async () => (await summaries(account.api, source.id)).map((s: any) => s.event.n).sort((a: number, b: number) => a - b);
-      const waitRemaining = (expected: number[]) => waitFor(`remaining ${expected}`, async () => JSON.stringify(await remaining()) === JSON.stringify(expected));
+      const waitRemaining = (expected: number[]) => waitFor(async () => JSON.stringify(await remaining()) === JSON.stringify(expected), { what: `remaining ${expected}`, timeoutMs: 20_000 });
 
       let res = await account.api.delete(`/sources/${source.id}/events`, { start_id: idOf(4), end_id: idOf(4) });
       assert.equal(res.status, 202);

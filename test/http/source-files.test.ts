@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { createSource, fixtureCode, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { createSource, fixtureCode, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 // 1,000 empty files fit (4,096,000 counted bytes); 1,000 files of 100 bytes do not.
 const CAP_BYTES = 4 * 1024 * 1024;
@@ -159,16 +160,16 @@ for (const dialect of DIALECTS) {
       assert.equal(error.event.error.name, "SourceFilesError");
       assert.deepEqual((await waitForEvents(account.api, queued.id, 1)).map((e) => e.event), [{ emitted: "queued" }]);
       const db = app.sluice.services.ctx.db;
-      await waitFor("the account's jobs to drain", async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0);
+      await waitFor(async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0, { what: "the account's jobs to drain", timeoutMs: 20_000 });
       assert.equal((await errorsOf(queued.id)).length, 1);
     });
 
     it("deleting a source while a run of it writes files answers 204 and leaves nothing behind", async () => {
       const running = ask({ files: names(1000, "w"), text: "z" });
-      await waitFor("the run's files to be applied", async () => existsSync(folder()));
+      await waitFor(async () => existsSync(folder()), { what: "the run's files to be applied", timeoutMs: 20_000 });
       assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
       await running;
-      await waitFor("the source's files to be gone", async () => leftovers(source.id).length === 0);
+      await waitFor(async () => leftovers(source.id).length === 0, { what: "the source's files to be gone", timeoutMs: 20_000 });
       assert.deepEqual(leftovers(source.id), []);
     });
 

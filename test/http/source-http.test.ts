@@ -6,7 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { createTestDatabase, DIALECTS } from "../helpers/dialects.js";
 import { ApiClient } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -236,10 +237,10 @@ for (const dialect of DIALECTS) {
       const fresh = await app.newAccount();
       const source = await createSource(fresh.api, { component_code: fixtureCode("http-scripted.cjs") });
       for (let i = 0; i < 3; i++) await post(source.configured_props.http.endpoint_url, {});
-      await waitFor("3 invocations", async () => {
+      await waitFor(async () => {
         const me = await fresh.api.get("/users/me");
         return me.body.data.daily_invocations_used === 3 ? me : undefined;
-      });
+      }, { what: "3 invocations", timeoutMs: 20_000 });
       const me = await fresh.api.get("/users/me");
       assert.ok(me.body.data.daily_compute_time_used >= 0);
     });
@@ -325,10 +326,10 @@ for (const dialect of DIALECTS) {
           const workerAgain = await startTestApp(dialect, {}, { roles: ["api", "worker"], database });
           try {
             const apiNow = new ApiClient(workerAgain.baseUrl, account.apiKey);
-            await waitFor("the queued deletion", async () => {
+            await waitFor(async () => {
               const left = await summaries(apiNow, source.id);
               return left.length === 1 && left[0].event.keep === 1;
-            });
+            }, { what: "the queued deletion", timeoutMs: 20_000 });
           } finally {
             await workerAgain.close();
           }

@@ -6,7 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { appendEvents } from "../../src/domain/events/append-events.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
-import { createSource, fixtureCode, summaries, waitFor, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const named = (name: string, event: unknown) => ({ event, meta: { name } });
@@ -75,14 +76,14 @@ for (const dialect of DIALECTS) {
         // Every accepted request's run ends with its event stored, or (when the endpoint's view
         // of the usage was a moment old) with an $errors entry naming the quota.
         const outcomes = async () => (await summaries(account.api, source.id)).length + (await summaries(account.api, source.id, { event_name: "$errors" })).length;
-        const refused = await waitFor("the storage quota to refuse a request", async () => {
+        const refused = await waitFor(async () => {
           const res = await post(url, { emits: [{ event: { n: accepted, pad } }] });
           if (res.status === 429) return res;
           assert.equal(res.status, 200);
           accepted += 1;
-          await waitFor(`run ${accepted}`, async () => (await outcomes()) >= accepted || undefined);
+          await waitFor(async () => (await outcomes()) >= accepted || undefined, { what: `run ${accepted}`, timeoutMs: 20_000 });
           return undefined;
-        });
+        }, { what: "the storage quota to refuse a request", timeoutMs: 20_000 });
         const body = await refused.json();
         assert.equal(body.code, "LIMIT_EXCEEDED");
         assert.match(body.error, /storage quota of 8000 bytes \(SLUICE_ACCOUNT_STORAGE_MB\)/);
@@ -107,7 +108,7 @@ for (const dialect of DIALECTS) {
 
         // Deleting events gives the room back.
         assert.equal((await account.api.call("DELETE", `/sources/${source.id}/events`)).status, 202);
-        await waitFor("the quota to allow events again", async () => (await post(url, { emits: [{ event: { again: 1 } }] })).status === 200 || undefined);
+        await waitFor(async () => (await post(url, { emits: [{ event: { again: 1 } }] })).status === 200 || undefined, { what: "the quota to allow events again", timeoutMs: 20_000 });
       });
     });
   });

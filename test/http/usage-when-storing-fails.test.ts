@@ -11,7 +11,7 @@ import { request } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { createSource, fixtureCode } from "../fixtures/components/sources/helpers.js";
 import * as steps from "../fixtures/workflows/steps.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const QUOTA = 3;
 

@@ -4,7 +4,7 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import * as code from "../fixtures/workflows/steps.js";
-import { eventually } from "../fixtures/workflows/wait.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const trigger = (url: string, init: { method?: string; json?: unknown; query?: Record<string, string>; path?: string } = {}) =>
   request(url + (init.path ?? ""), init.method ?? "POST", "", { json: init.json, query: init.query });
@@ -113,10 +113,10 @@ for (const dialect of DIALECTS) {
       const res = await trigger(wf.endpoint_url, { json: { n: 21 } });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { status: "accepted" });
-      const page = await eventually(async () => {
+      const page = await waitFor(async () => {
         const body = await summaries(account, wf.id);
         return body.data.length === 2 && body;
-      }, { what: "two emits" });
+      }, { what: "two emits", timeoutMs: 15_000, retryErrors: true });
       assert.equal(page.page_info.total_count, 2);
       const [newest, oldest] = page.data;
       assert.deepEqual(oldest.event, { raw_event: { doubled: 42, second: "second" } });
@@ -126,10 +126,10 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof oldest.metadata.emit_id, "string");
       assert.ok(newest.id > oldest.id || newest.indexed_at_ms >= oldest.indexed_at_ms);
 
-      const logs = await eventually(async () => {
+      const logs = await waitFor(async () => {
         const body = await summaries(account, wf.id, "event_summaries", { event_name: "$logs" });
         return body.data.length > 0 && body;
-      });
+      }, { timeoutMs: 15_000, retryErrors: true });
       assert.deepEqual(logs.data[0].event, { level: "log", message: "emitting 42" });
 
       const limited = await summaries(account, wf.id, "event_summaries", { limit: 1 });
@@ -147,10 +147,10 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 201, res.text);
       assert.equal(res.headers.get("x-custom"), "yes");
       assert.deepEqual(res.body, { echo: { a: "1" }, path: "/sub/path" });
-      const page = await eventually(async () => {
+      const page = await waitFor(async () => {
         const body = await summaries(account, wf.id);
         return body.data.length === 1 && body;
-      });
+      }, { timeoutMs: 15_000, retryErrors: true });
       const { received, source_type } = page.data[0].event;
       assert.equal(source_type, "http");
       assert.equal(received.method, "PUT");
@@ -185,10 +185,10 @@ for (const dialect of DIALECTS) {
     it("$.flow.exit() ends the run: later code and later steps do not run", async () => {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EXIT_EARLY }, { code: code.NEVER_RUNS }] })).body.data;
       assert.equal((await trigger(wf.endpoint_url, { json: {} })).status, 200);
-      const page = await eventually(async () => {
+      const page = await waitFor(async () => {
         const body = await summaries(account, wf.id);
         return body.data.length > 0 && body;
-      });
+      }, { timeoutMs: 15_000, retryErrors: true });
       // A run's events are stored together when it ends: nothing after the exit can follow.
       assert.deepEqual(page.data.map((summary: any) => summary.event), [{ before_exit: true }]);
       assert.equal(page.data.length, 1);
@@ -199,10 +199,10 @@ for (const dialect of DIALECTS) {
       // Padding makes the error event larger than 1 KB, for the truncation check below.
       const triggerBody = { ok: false, padding: "x".repeat(1500) };
       assert.equal((await trigger(wf.endpoint_url, { json: triggerBody })).status, 200);
-      const page = await eventually(async () => {
+      const page = await waitFor(async () => {
         const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
         return body.data.length === 1 && body;
-      }, { what: "an error summary" });
+      }, { what: "an error summary", timeoutMs: 15_000, retryErrors: true });
       const summary = page.data[0];
       assert.equal(summary.metadata.name, "$errors");
       assert.equal(summary.metadata.emitter_id, wf.id);
@@ -237,10 +237,10 @@ for (const dialect of DIALECTS) {
       const replay = await account.api.post(`/workflows/${wf.id}/$errors/${summary.id}/replay`);
       assert.equal(replay.status, 202, replay.text);
       assert.deepEqual(replay.body.data.original_event, original_event);
-      const replayed = await eventually(async () => {
+      const replayed = await waitFor(async () => {
         const body = await summaries(account, wf.id, "event_summaries", { expand: "event" });
         return body.data.length === 1 && body;
-      }, { what: "the replayed run's emit" });
+      }, { what: "the replayed run's emit", timeoutMs: 15_000, retryErrors: true });
       assert.deepEqual(replayed.data[0].event.received, original_event);
       assert.equal(replayed.data[0].event.source_type, "replay");
       assert.equal((await account.api.post(`/workflows/${wf.id}/$errors/1-0/replay`)).status, 404);
@@ -295,10 +295,10 @@ for (const dialect of DIALECTS) {
       const res = await trigger(wf.endpoint_url, { json: {} });
       assert.equal(res.status, 500);
       assert.match(res.body.error, /timed out/);
-      const page = await eventually(async () => {
+      const page = await waitFor(async () => {
         const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
         return body.data.length === 1 && body;
-      });
+      }, { timeoutMs: 15_000, retryErrors: true });
       assert.equal(page.data[0].event.error.code, "TIMEOUT");
       assert.equal(page.data[0].event.error.cellId, wf.steps[1].id, "the step that was running when the run was killed");
       assert.equal((await request(app.origin, "GET", "/healthz")).status, 200);
@@ -321,10 +321,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: first.id, listener_id: second.id })).status, 200);
 
       assert.equal((await trigger(first.endpoint_url, { json: { n: 1 } })).status, 200);
-      const skipped = await eventually(async () => {
+      const skipped = await waitFor(async () => {
         const body = await summaries(account, second.id, "$errors/event_summaries", { expand: "event" });
         return body.data.length === 1 && body.data[0];
-      }, { what: "the skipped run's error" });
+      }, { what: "the skipped run's error", timeoutMs: 15_000, retryErrors: true });
       assert.equal(skipped.event.error.code, "QUOTA_EXCEEDED");
       assert.equal(skipped.event.original_context.source_type, "subscription");
       assert.equal(skipped.event.original_event.received.body.n, 1, "the delivered event is kept for a replay");

@@ -7,7 +7,7 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { Receiver } from "../delivery/receiver.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { createSource } from "../fixtures/components/sources/helpers.js";
 import { parsePrometheusText, valueOf, type Sample } from "./prometheus-text.js";
 

@@ -10,9 +10,10 @@ import { completeJobs } from "../../src/queue/job-rows.js";
 import { createJobQueue } from "../../src/queue/create-job-queue.js";
 import type { DbJobQueue } from "../../src/queue/db-job-queue.js";
 import { decodeWakeSignal, encodeWakeSignal, wakeSignalFor } from "../../src/queue/wake.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 
@@ -28,18 +29,17 @@ describe("wake signals", () => {
 
 for (const dialect of DIALECTS) {
   describe(`job queue with busy keys [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     let queue: DbJobQueue;
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
       await queue?.stop();
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("runs other keys' jobs on time while keys are at their limit, and the busy keys' backlog once they free", async () => {

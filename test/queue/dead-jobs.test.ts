@@ -11,16 +11,17 @@ import { reviveJob } from "../../src/queue/dead-jobs.js";
 import { jobCountsByState } from "../../src/queue/job-states.js";
 import { postgresQueueDialect } from "../../src/queue/postgres-queue-dialect.js";
 import { sqliteQueueDialect } from "../../src/queue/sqlite-queue-dialect.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 const MAX = 3;
 
 for (const dialect of DIALECTS) {
   describe(`dead jobs [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     const queues: DbJobQueue[] = [];
     // Retries after 5 ms instead of seconds: the test waits for conditions, never for backoff.
@@ -33,13 +34,12 @@ for (const dialect of DIALECTS) {
     const deadOf = (type: string) => store.db.selectFrom("dead_jobs").selectAll().where("type", "=", type).execute();
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
       for (const queue of queues) await queue.stop();
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("a job that always throws is dead after the maximum of attempts, is not claimed again, and runs again once revived", async () => {
@@ -81,7 +81,7 @@ for (const dialect of DIALECTS) {
       // Three claims by workers that "died": each lease ran out long ago (times in the past).
       const t0 = Date.now() - 60_000;
       await newQueue().enqueue(store.db, [{ type: "killer", payload: {}, runAt: t0 }]);
-      const claimDialect = dialect === "postgres" ? postgresQueueDialect(database.databaseUrl!, logger) : sqliteQueueDialect;
+      const claimDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
       for (let i = 0; i < MAX; i++) {
         const claimed = await claimDialect.claim(store.db, { type: "killer", limit: 1, now: t0 + i * 1000, leaseMs: 100, token: `dead.${i}`, busyKeys: [], perKey: 0 });
         assert.equal(claimed.length, 1);

@@ -9,14 +9,15 @@ import type { DbJobQueue } from "../../src/queue/db-job-queue.js";
 import { postgresQueueDialect } from "../../src/queue/postgres-queue-dialect.js";
 import { sqliteQueueDialect } from "../../src/queue/sqlite-queue-dialect.js";
 import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 
 for (const dialect of DIALECTS) {
   describe(`job queue [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     const queues: DbJobQueue[] = [];
     const newQueue = (options: { leaseMs?: number; pollMs?: number; store?: Store } = {}) => {
@@ -25,13 +26,12 @@ for (const dialect of DIALECTS) {
       return queue;
     };
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
       for (const queue of queues) await queue.stop();
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("runs a job enqueued outside a transaction within milliseconds, with its payload", async () => {
@@ -114,7 +114,7 @@ for (const dialect of DIALECTS) {
     it("a dead worker's lease expires and another worker takes the job", async () => {
       await newQueue().enqueue(store.db, [{ type: "orphan", payload: { v: 7 } }]);
       // A worker claims the job with a short lease and then dies without finishing it.
-      const claimDialect = dialect === "postgres" ? postgresQueueDialect(database.databaseUrl!, logger) : sqliteQueueDialect;
+      const claimDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
       const claimed = await claimDialect.claim(store.db, { type: "orphan", limit: 10, now: Date.now(), leaseMs: 400, token: "dead.1", busyKeys: [], perKey: 0 });
       assert.equal(claimed.length, 1);
       const claimedAt = Date.now();
@@ -193,7 +193,7 @@ for (const dialect of DIALECTS) {
 
     if (dialect === "postgres") {
       it("two workers on separate pools process 10,000 jobs, none twice at once, none missing", async () => {
-        const second = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+        const second = await openStore({ databaseUrl: testStore.database.databaseUrl, dataDir: testStore.database.dataDir });
         try {
           const running = new Set<number>();
           const counts = new Map<number, number>();

@@ -10,10 +10,11 @@ import { DbJobQueue } from "../../src/queue/db-job-queue.js";
 import { postgresQueueDialect } from "../../src/queue/postgres-queue-dialect.js";
 import type { QueueDialect } from "../../src/queue/queue-dialect.js";
 import { sqliteQueueDialect } from "../../src/queue/sqlite-queue-dialect.js";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "./wait-for.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const logger = pino({ level: "silent" });
 
@@ -26,22 +27,21 @@ function newGate(): { gate: Promise<void>; release: () => void } {
 
 for (const dialect of DIALECTS) {
   describe(`jobs handed to this process's worker [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     let queue: DbJobQueue;
     const claims: string[] = [];
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      const base: QueueDialect = dialect === "postgres" ? postgresQueueDialect(database.databaseUrl!, logger) : sqliteQueueDialect;
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
+      const base: QueueDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
       // Counts the claims of each type, so a test can tell a hand-over from a claim.
       const counting: QueueDialect = { ...base, claim: (db, request) => (claims.push(request.type), base.claim(db, request)) };
       queue = new DbJobQueue({ db: store.db, dialect: counting, clock: systemClock, logger, pollMs: 60_000 });
     });
     after(async () => {
       await queue.stop();
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     /** Until no claim came for a while: the first looks (and on PostgreSQL the listener's catch-up) are over. */

@@ -8,20 +8,20 @@ import { enqueueJobs } from "../../src/queue/enqueue.js";
 import { postgresQueueDialect } from "../../src/queue/postgres-queue-dialect.js";
 import { JOBS_CHANNEL } from "../../src/queue/queue-dialect.js";
 import { encodeWakeSignal, onJobsAdded, THIS_PROCESS, type WakeSignal } from "../../src/queue/wake.js";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { inScopedTransaction } from "../../src/store/transaction-scope.js";
-import { DIALECTS, createTestDatabase, type TestDatabase } from "../helpers/dialects.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 describe("own wake-ups on PostgreSQL", { skip: !DIALECTS.includes("postgres") && "needs TEST_DATABASE_URL" }, () => {
-  let database: TestDatabase;
+  let testStore: TestStore;
   let store: Store;
   before(async () => {
-    database = await createTestDatabase("postgres");
-    store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+    testStore = await openTestStore("postgres");
+    store = testStore.store;
   });
   after(async () => {
-    await store.close();
-    await database.drop();
+    await testStore.close();
   });
 
   it("wakes this process in-process as the commit returns, and not before", async () => {
@@ -40,7 +40,7 @@ describe("own wake-ups on PostgreSQL", { skip: !DIALECTS.includes("postgres") &&
 
   it("skips NOTIFYs that name this process and hears the others", async () => {
     const heard: Array<WakeSignal | undefined> = [];
-    const listener = await postgresQueueDialect(database.databaseUrl!, pino({ level: "silent" })).listen((signal) => heard.push(signal));
+    const listener = await postgresQueueDialect(testStore.database.databaseUrl!, pino({ level: "silent" })).listen((signal) => heard.push(signal));
     try {
       heard.length = 0; // the catch-up wake-up on connecting
       const notify = (signal: WakeSignal) => store.pool!.query("select pg_notify($1, $2)", [JOBS_CHANNEL, encodeWakeSignal(signal)]);

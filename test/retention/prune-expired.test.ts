@@ -4,15 +4,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { KyselyPlugin } from "kysely";
-import { pino } from "pino";
 import { loadConfig } from "../../src/config.js";
-import { newInProcessState } from "../../src/domain/in-process-state.js";
 import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { newId, newTimeOrderedId, randomString } from "../../src/lib/ids.js";
 import type { DeliveriesTable } from "../../src/store/schema.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { testContext } from "../helpers/test-context.js";
 
 /** Rows each statement changed, as Kysely reports them. */
 function changedRows(seen: number[]): KyselyPlugin {
@@ -27,20 +27,19 @@ function changedRows(seen: number[]): KyselyPlugin {
 
 for (const dialect of DIALECTS) {
   describe(`retention [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     const clock = new FakeClock(Date.UTC(2026, 5, 1));
     const config = loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "30" });
     const userId = newId("u");
-    const context = (db = store.db) => ({ db, storage: store.storage, clock, logger: pino({ level: "silent" }), config, ...newInProcessState() });
+    const context = (db = store.db) => testContext(store, { db, clock, config });
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     async function delivery(ageDays: number, status: DeliveriesTable["status"], attempts = 1, id = newTimeOrderedId("del", clock.now() - ageDays * DAY_MS)): Promise<string> {

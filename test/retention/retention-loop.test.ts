@@ -4,14 +4,15 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { newInProcessState } from "../../src/domain/in-process-state.js";
 import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
 import { passIntervalMs, startRetentionLoop } from "../../src/domain/retention/retention-loop.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { newTimeOrderedId } from "../../src/lib/ids.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { waitFor } from "../queue/wait-for.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { testContext } from "../helpers/test-context.js";
 
 describe("retention period", () => {
   it("takes fractions of a day down to a minute, and passes run ten times per period when it is under ten hours", () => {
@@ -26,15 +27,14 @@ describe("retention period", () => {
 
 for (const dialect of DIALECTS) {
   describe(`retention loop [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("prunes in the background and logs each pass with its counts", async () => {
@@ -51,7 +51,7 @@ for (const dialect of DIALECTS) {
           done();
         },
       });
-      const ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "info" }, sink), config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "7" }), ...newInProcessState() };
+      const ctx = testContext(store, { clock, logger: pino({ level: "info" }, sink), config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "7" }) });
       const loop = startRetentionLoop(ctx, { firstDelayMs: 0, intervalMs: 10, pauseMs: 0, freePages: store.freePages });
       try {
         await waitFor(() => entries.filter((entry) => /^retention pass/.test(String(entry.msg))).length >= 2);
@@ -75,7 +75,7 @@ for (const dialect of DIALECTS) {
           .values({ id: newTimeOrderedId("del", created), user_id: "u_x", listener_id: "wh_x", emitter_id: "dc_x", event_id: id, stream: "", event: "{}", hops: 0, status: "succeeded", attempts: 1, next_attempt_at: null, last_attempt_at: created, created_at: created, updated_at: created })
           .execute();
       }
-      const ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "0.25" }), ...newInProcessState() };
+      const ctx = testContext(store, { clock, config: loadConfig({ SLUICE_DELIVERY_RETENTION_DAYS: "0.25" }) });
       const counts = await pruneExpired(ctx, { pauseMs: 0 });
       assert.equal(counts.deliveries, 1);
       const left = await store.db.selectFrom("deliveries").select("event_id").execute();

@@ -8,13 +8,11 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import { pino } from "pino";
-import { loadConfig } from "../../src/config.js";
-import { newInProcessState } from "../../src/domain/in-process-state.js";
 import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { newTimeOrderedId } from "../../src/lib/ids.js";
 import { openStore } from "../../src/store/store.js";
+import { testContext } from "../helpers/test-context.js";
 
 const autoVacuumOf = (file: string) => {
   const sqlite = new SQLite(file, { readonly: true });
@@ -59,7 +57,7 @@ describe("SQLite gives space back", () => {
       const before = statSync(file).size;
       assert.ok(before > 4_000_000, `the rows take room: ${before} bytes`);
 
-      const ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), ...newInProcessState() };
+      const ctx = testContext(store, { clock });
       const counts = await pruneExpired(ctx, { pauseMs: 0, freePages: store.freePages });
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.db);
       const afterPrune = statSync(file).size;

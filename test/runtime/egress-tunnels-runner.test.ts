@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import net, { type AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const code = (body: string) =>
   `module.exports = { async run(event) { const { port } = event; const net = require("net"); try { this.$emit({ ok: await (async () => { ${body} })() }); } catch (e) { this.$emit({ code: String(e && e.code), message: String(e && e.message) }); } } };`;
@@ -58,11 +59,3 @@ describe("egress tunnels of runners", () => {
   });
 });
 
-/** Waits for `condition`, failing after `ms` (a bound, not a pause: it returns as soon as it holds). */
-async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

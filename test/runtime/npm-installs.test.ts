@@ -15,6 +15,7 @@ import { createModuleStore } from "../../src/runtime/modules/module-store.js";
 import { createNpmCache, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
 import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, definitionsHaveAllowSettings, isRegistrySpec, npmKnowsAllowSettings } from "../../src/runtime/modules/npm-install-policy.js";
 import { startNpmRegistry, tarGz, type NpmRegistry } from "../helpers/npm-registry.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const hasGit = (() => {
   try {
@@ -185,7 +186,7 @@ describe("npm installs", () => {
     await npm.install("lru-c", "1.0.0");
     assert.equal(npm.use([a]), true); // a is used again: b is now the least recently used
     await npm.install("lru-d", "1.0.0");
-    await waitUntil(() => !existsSync(b));
+    await waitFor(() => !existsSync(b));
     assert.deepEqual(readdirSync(dir).filter((name) => !name.startsWith(".")).sort(), ["lru-a@1.0.0", "lru-c@1.0.0", "lru-d@1.0.0"]);
     assert.equal(npm.use([b]), false, "the evicted entry is reported gone, so code linking it is prepared again");
     assert.equal(await npm.install("lru-b", "1.0.0"), b);
@@ -223,10 +224,3 @@ describe("prepared code and evicted packages", () => {
   });
 });
 
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

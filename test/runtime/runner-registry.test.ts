@@ -8,6 +8,7 @@ import { after, describe, it } from "node:test";
 import { createRunnerRegistry } from "../../src/runtime/runner-registry.js";
 import { probeBwrap } from "../../src/runtime/sandbox/choose-sandbox.js";
 import { testRunnerSettings } from "../helpers/runner-settings.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 function alive(pid: number): boolean {
   try {
@@ -15,14 +16,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(condition: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -58,7 +51,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
 
     const reaped = registry.reapOrphans();
     assert.equal(reaped, 1);
-    await until(() => !alive(orphan));
+    await waitFor(() => !alive(orphan), 5000);
     assert.ok(alive(liveServicesRunner), "a runner of a live service is left alone");
     assert.ok(alive(unrelated), "a process that is not a runner is never killed");
     assert.deepEqual(readdirSync(registryDir), [`${liveServicesRunner}-${process.ppid}`]);
@@ -86,7 +79,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     children.push(child);
     let output = "";
     child.stdout?.on("data", (chunk) => (output += chunk));
-    await until(() => output.includes("ready"), 30_000);
+    await waitFor(() => output.includes("ready"), 30_000);
     const runnerPid = Number(/runner (\d+)/.exec(output)?.[1]);
     assert.ok(runnerPid > 0 && alive(runnerPid), "a runner is running");
     return { child, runnerPid };
@@ -102,7 +95,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
         sandbox,
       );
       child.kill("SIGKILL");
-      await until(() => !alive(runnerPid), 10_000);
+      await waitFor(() => !alive(runnerPid), 10_000);
     });
   }
 
@@ -119,7 +112,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
     const { createComponentRunner } = await import(runnerModule);
     const next = createComponentRunner(testRunnerSettings(dataDir, { runTimeoutSeconds: 5, runMemoryMb: 64 }, "none"));
     try {
-      await until(() => !alive(runnerPid), 10_000);
+      await waitFor(() => !alive(runnerPid), 10_000);
     } finally {
       await next.close();
     }
@@ -138,7 +131,7 @@ describe("a runner without its service", () => {
     const pid = Number(spawnSync(process.execPath, ["-e", service], { encoding: "utf8" }).stdout.trim());
     assert.ok(pid > 0);
     try {
-      await until(() => !alive(pid), 10_000);
+      await waitFor(() => !alive(pid), 10_000);
     } finally {
       if (alive(pid)) process.kill(pid, "SIGKILL");
     }

@@ -3,21 +3,21 @@
 // transaction.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { afterCommit, inScopedTransaction } from "../../src/store/transaction-scope.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 for (const dialect of DIALECTS) {
   describe(`after commit [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     const job = (id: string) => ({ id, type: "test", payload: "{}", run_at: 1, attempts: 0, created_at: 1 });

@@ -3,22 +3,22 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { migrations } from "../../src/store/migrations/index.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const APPHOOKS = migrations["012-apphooks"]!;
 
 for (const dialect of DIALECTS) {
   describe(`migration 012, apphooks [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("gives every account made before it an inbound key of its own", async () => {

@@ -16,8 +16,9 @@ import { decodeWakeSignal, THIS_PROCESS, type WakeSignal } from "../../src/queue
 import { combined, flushDeferredWrites, shiftParameters } from "../../src/store/deferred-writes.js";
 import { inGroupTransaction } from "../../src/store/group-commit.js";
 import type { Database } from "../../src/store/schema.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 import { newInProcessState } from "../../src/domain/in-process-state.js";
 
 /** The in-process state appendEvents keeps up to date, as a context would hold it. */
@@ -50,7 +51,7 @@ describe("combined deferred writes", () => {
 
 for (const dialect of DIALECTS) {
   describe(`an emit's statements [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     /** The store's database, logging every statement's SQL (PostgreSQL; SQLite: the store's own). */
     let db: Kysely<Database>;
@@ -60,8 +61,8 @@ for (const dialect of DIALECTS) {
     const emitterId = newId("dc");
 
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
       db = store.pool ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: store.pool }), log: (event) => void statements.push(event.query.sql) }) : store.db;
       const now = Date.now();
       await store.db.insertInto("users").values({ id: userId, username: `rt-${userId}`, email: `${userId}@test.invalid`, plan: "free", created_at: now, updated_at: now }).execute();
@@ -72,8 +73,7 @@ for (const dialect of DIALECTS) {
       await store.db.insertInto("subscriptions").values({ id: newId("sub"), user_id: userId, emitter_id: emitterId, listener_id: webhookId, event_name: "", created_at: now }).execute();
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("stores the event, its delivery and job, the usage and the trim; on PostgreSQL in four statements, the NOTIFY arriving with the commit", async () => {
@@ -82,8 +82,8 @@ for (const dialect of DIALECTS) {
       }
       const notified: WakeSignal[] = [];
       let listener: pg.Client | undefined;
-      if (database.databaseUrl) {
-        listener = new pg.Client({ connectionString: database.databaseUrl });
+      if (testStore.database.databaseUrl) {
+        listener = new pg.Client({ connectionString: testStore.database.databaseUrl });
         await listener.connect();
         listener.on("notification", (message) => notified.push(decodeWakeSignal(message.payload)!));
         await listener.query(`LISTEN ${JOBS_CHANNEL}`);

@@ -3,9 +3,6 @@
 // the result must be exactly what the units would have written one transaction each.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createMetrics } from "../../src/lib/metrics.js";
-import { pino } from "pino";
-import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
 import { appendEvents, EVENTS_KEPT_PER_STREAM } from "../../src/domain/events/append-events.js";
 import { recordUsage } from "../../src/domain/usage/record-usage.js";
@@ -13,30 +10,29 @@ import { utcDay } from "../../src/domain/users/billing-period.js";
 import { createUser } from "../../src/domain/users/create-user.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { inGroupTransaction } from "../../src/store/group-commit.js";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { onceBeforeCommit } from "../../src/store/transaction-scope.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { newInProcessState } from "../../src/domain/in-process-state.js";
-import { createAuthCache } from "../../src/domain/users/auth-cache.js";
-import { createEventLimits } from "../../src/domain/events/event-limits.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { testContext } from "../helpers/test-context.js";
 
 
 for (const dialect of DIALECTS) {
   describe(`grouped transactions [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     let ctx: Ctx;
     let userId: string;
     const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0, 0));
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), metrics: createMetrics({ processDefaults: false }), ...newInProcessState() };
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
+      // No hooks on new accounts: these tests count what createUser itself writes.
+      ctx = testContext(store, { clock, userCreatedHooks: [] });
       userId = (await createUser({ ctx, input: { username: "grouped", email: "grouped@example.com" } })).id;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("many executions in one go: every event stored in order, each stream trimmed to the newest 100, every execution counted", async () => {

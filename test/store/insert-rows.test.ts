@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { rowInserter } from "../../src/store/insert-rows.js";
 import type { JobsTable } from "../../src/store/schema.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const insertJobs = rowInserter("jobs", {
   id: true,
@@ -38,15 +39,14 @@ const job = (id: string, overrides: Partial<JobsTable> = {}): JobsTable => ({
 
 for (const dialect of DIALECTS) {
   describe(`row inserter [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("inserts every row with every column as given", async () => {

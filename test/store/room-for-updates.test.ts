@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../src/store/schema.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { DIALECTS, createTestDatabase, type TestDatabase } from "../helpers/dialects.js";
+import type { Store } from "../../src/store/store.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 const ROWS = 300;
 
@@ -17,15 +18,14 @@ async function updatesIn(tx: Kysely<Database>, table: string): Promise<{ all: nu
 }
 
 describe("room for updates on PostgreSQL", { skip: !DIALECTS.includes("postgres") && "needs TEST_DATABASE_URL" }, () => {
-  let database: TestDatabase;
+  let testStore: TestStore;
   let store: Store;
   before(async () => {
-    database = await createTestDatabase("postgres");
-    store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+    testStore = await openTestStore("postgres");
+    store = testStore.store;
   });
   after(async () => {
-    await store.close();
-    await database.drop();
+    await testStore.close();
   });
 
   it("leases jobs and records successful deliveries without new index entries", async () => {

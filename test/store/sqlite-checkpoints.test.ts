@@ -12,6 +12,7 @@ import { sql } from "kysely";
 import { Worker } from "node:worker_threads";
 import type { CheckpointOptions, CheckpointThreadData, CheckpointThreadMessage } from "../../src/store/sqlite-checkpoints.js";
 import { openSqlite, type SqliteStore } from "../../src/store/sqlite.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -34,14 +35,6 @@ async function autocheckpointPages(store: SqliteStore): Promise<number> {
   return rows[0]!.wal_autocheckpoint;
 }
 
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe("SQLite checkpoints in a thread", () => {
   it("the service's connection never checkpoints; the thread copies the log into the database once it is big enough", async () => {
     const { store, file } = await open({ startAtWalBytes: 1024 * 1024, intervalMs: 20 });
@@ -54,9 +47,9 @@ describe("SQLite checkpoints in a thread", () => {
       assert.equal(statSync(file).size, before, "nothing checkpointed by the service's connection");
 
       await write(store, 500);
-      await eventually(() => store.checkpoints!.threadRunning, "the thread starts");
+      await waitFor(() => store.checkpoints!.threadRunning, { what: "the thread starts" });
       // Only a checkpoint writes pages into the database file itself.
-      await eventually(() => statSync(file).size > before + 400 * 1024, "the thread checkpointed the log");
+      await waitFor(() => statSync(file).size > before + 400 * 1024, { what: "the thread checkpointed the log" });
       assert.equal(await autocheckpointPages(store), 0, "the thread, not the service's connection");
       const { rows } = await sql<{ n: number }>`select count(*) as n from filler`.execute(store.db);
       assert.equal(rows[0]!.n, 550);
@@ -118,7 +111,7 @@ describe("SQLite checkpoints in a thread", () => {
     const { store } = await open({ startAtWalBytes: 64 * 1024, threadModule: new URL("./fixtures/exiting-checkpoint-thread.js", import.meta.url) });
     try {
       await write(store, 100); // past the threshold: the (stand-in) thread starts and exits
-      await eventually(async () => (await autocheckpointPages(store)) === 1000, "the connection checkpoints itself (SQLite's default of 1,000 pages)");
+      await waitFor(async () => (await autocheckpointPages(store)) === 1000, { what: "the connection checkpoints itself (SQLite's default of 1,000 pages)" });
       assert.equal(store.checkpoints!.threadRunning, false);
     } finally {
       await store.close();

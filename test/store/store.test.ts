@@ -3,9 +3,6 @@
 // other issues call directly (auto-subscriptions applied to new emitters).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createMetrics } from "../../src/lib/metrics.js";
-import { pino } from "pino";
-import { loadConfig } from "../../src/config.js";
 import type { Ctx } from "../../src/domain/context.js";
 import { applyAutoSubscriptions, createAutoSubscription } from "../../src/domain/subscriptions/auto-subscriptions.js";
 import { createSubscription } from "../../src/domain/subscriptions/create-subscription.js";
@@ -16,10 +13,9 @@ import { FakeClock } from "../../src/lib/clock.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { decodeCursor, encodeCursor } from "../../src/store/paginate.js";
 import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
-import { newInProcessState } from "../../src/domain/in-process-state.js";
-import { createAuthCache } from "../../src/domain/users/auth-cache.js";
-import { createEventLimits } from "../../src/domain/events/event-limits.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
+import { testContext } from "../helpers/test-context.js";
 
 describe("cursors", () => {
   it("round-trip the keys pagination makes", () => {
@@ -35,18 +31,18 @@ describe("cursors", () => {
 
 for (const dialect of DIALECTS) {
   describe(`store [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     let ctx: Ctx;
     const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0, 123));
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
-      ctx = { db: store.db, storage: store.storage, clock, logger: pino({ level: "silent" }), config: loadConfig({}), userCreatedHooks: [], authCache: createAuthCache(), eventLimits: createEventLimits(loadConfig({}), store.db), metrics: createMetrics({ processDefaults: false }), ...newInProcessState() };
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
+      // No hooks on new accounts: these tests count what createUser itself writes.
+      ctx = testContext(store, { clock, userCreatedHooks: [] });
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     it("opens on the configured dialect", () => {
@@ -59,7 +55,7 @@ for (const dialect of DIALECTS) {
       const expected = Object.keys(migrations).sort();
       assert.deepEqual(await names(store), expected);
       for (let i = 0; i < 2; i++) {
-        const again = await openStore({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+        const again = await openStore({ databaseUrl: testStore.database.databaseUrl, dataDir: testStore.database.dataDir });
         try {
           assert.deepEqual(await names(again), expected);
         } finally {

@@ -1,21 +1,21 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { retryOnEventIdClash } from "../../src/domain/events/append-events.js";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { Store } from "../../src/store/store.js";
 import { isUniqueViolation } from "../../src/store/unique-violation.js";
-import { createTestDatabase, DIALECTS, type TestDatabase } from "../helpers/dialects.js";
+import { DIALECTS } from "../helpers/dialects.js";
+import { openTestStore, type TestStore } from "../helpers/test-store.js";
 
 for (const dialect of DIALECTS) {
   describe(`unique violations and the event-id retry [${dialect}]`, () => {
-    let database: TestDatabase;
+    let testStore: TestStore;
     let store: Store;
     before(async () => {
-      database = await createTestDatabase(dialect);
-      store = await openStore({ dataDir: database.dataDir, databaseUrl: database.databaseUrl });
+      testStore = await openTestStore(dialect);
+      store = testStore.store;
     });
     after(async () => {
-      await store.close();
-      await database.drop();
+      await testStore.close();
     });
 
     const event = { emitter_id: "dc_x", ms: 1, seq: 0, id: "1-0", user_id: "u_x", stream: "", event: "{}", metadata: "{}" };

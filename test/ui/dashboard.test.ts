@@ -14,7 +14,7 @@ import type { Browser, Page } from "playwright-core";
 import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { waitFor } from "../queue/wait-for.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { Receiver } from "../delivery/receiver.js";
 
 const SCREENSHOT = process.env.SLUICE_UPDATE_SCREENSHOT

@@ -3,7 +3,7 @@
 // dist/test/... and dist-NAME/test/... alike.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
+import { TEST_SECRET_KEY, type TestDatabase } from "./dialects.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -50,7 +50,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string,
 
 export interface RunningServer {
   child: ChildProcess;
-  /** e.g. http://127.0.0.1:41234 */
+  /** e.g. http://127.0.0.1:41234; "" for a process without the api role. */
   origin: string;
   stdout(): string;
   stderr(): string;
@@ -58,8 +58,8 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals, deadlineMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
 }
 
-/** Starts `sluice serve` and waits for its "sluice started" log line, which carries the URL. */
-export function startServer(env: Record<string, string>, cwd: string, args: string[] = [], deadlineMs = 20_000): Promise<RunningServer> {
+/** Starts `sluice serve` and waits for its "sluice started" log line, which carries the URL (with the api role). */
+export function startServer(env: Record<string, string>, cwd: string | undefined, args: string[] = [], deadlineMs = 20_000): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, "serve", ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -86,10 +86,10 @@ export function startServer(env: Record<string, string>, cwd: string, args: stri
         } catch {
           continue;
         }
-        if (entry?.msg === "sluice started" && entry.url) {
+        if (entry?.msg === "sluice started") {
           started = true;
           clearTimeout(timer);
-          const origin = entry.url;
+          const origin = entry.url ?? "";
           resolve({
             child,
             origin,

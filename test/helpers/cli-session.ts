@@ -1,7 +1,7 @@
 // Runs a long-lived client command (events -f, dev) as a child process, and waits for what
 // it prints instead of sleeping.
 import { spawn, type ChildProcess } from "node:child_process";
-import { CLI_PATH } from "./spawn-sluice.js";
+import { CLI_PATH } from "./sluice-process.js";
 
 export interface CliSession {
   child: ChildProcess;
