@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createTestDatabase, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
-import { fixtureCode, waitFor } from "../fixtures/components/sources/helpers.js";
-import { cliEnv, runCli, startServer, type RunningServer } from "./spawn-sluice.js";
+import { fixtureCode } from "../fixtures/components/sources/helpers.js";
+import { cliEnv, runCli, startServer, type RunningServer } from "../helpers/sluice-process.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const ADMIN_KEY = `sk_sluice_${"R".repeat(36)}rest`;
 const SECRET = "restored-credential-9d1e";
@@ -68,7 +69,7 @@ describe("sluice backup and restore [sqlite]", () => {
       }
     };
     const load = Promise.all([sendOne(), sendOne()]);
-    await waitFor("requests acknowledged before the backup", async () => acknowledged.size >= BEFORE_BACKUP);
+    await waitFor(() => acknowledged.size >= BEFORE_BACKUP, { what: "requests acknowledged before the backup", timeoutMs: 20_000 });
     const beforeBackup = new Set(acknowledged);
     const file = join(scratch, "sluice-backup.db");
     const backup = await runCli(["backup", file], env(original), original.dataDir, 60_000);
@@ -93,13 +94,12 @@ describe("sluice backup and restore [sqlite]", () => {
 
     // Acknowledged requests are durable jobs: the restored server runs any the copy still had queued.
     const emitted = await waitFor(
-      "every request acknowledged before the backup, as an event",
       async () => {
         const res = await request(`${again.origin}/v1`, "GET", `/sources/${echo.body.data.id}/event_summaries`, { key: ADMIN_KEY, query: { limit: 100, expand: "event" } });
         const ns = new Set((res.body.data as Array<{ event: { n: number } }>).map((summary) => summary.event.n));
         return [...beforeBackup].every((n) => ns.has(n)) && ns;
       },
-      30_000,
+      { what: "every request acknowledged before the backup, as an event", timeoutMs: 30_000 },
     );
     assert.ok(emitted.size >= beforeBackup.size);
 

@@ -13,7 +13,7 @@ import { pino } from "pino";
 import { runDoctor, type DoctorMachine } from "../../src/cli/doctor/run-doctor.js";
 import { openStore } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
-import { runCli } from "./spawn-sluice.js";
+import { runCli } from "../helpers/sluice-process.js";
 
 const HEALTHY_MACHINE: Partial<DoctorMachine> = {
   nodeVersion: "v22.11.0",

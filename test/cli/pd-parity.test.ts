@@ -11,8 +11,8 @@ import { after, before, describe, it } from "node:test";
 import { applyKeys } from "../../src/cli/client/hidden-input.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
-import { startCli } from "./cli-session.js";
-import { CLI_PATH, runCli } from "./spawn-sluice.js";
+import { startCli } from "../helpers/cli-session.js";
+import { CLI_PATH, runCli } from "../helpers/sluice-process.js";
 
 const KEYED = (said: string) => `export default {
   key: "hello", name: "hello", version: "0.0.1",
