@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { RunnerHandle, RunnerLimits } from "../../../src/runtime/limits/runner-limits.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 /** Whether a process is gone (a zombie is, for what it can do). */
 export function gone(pid: number): boolean {
@@ -18,11 +19,7 @@ export function gone(pid: number): boolean {
 
 /** Waits for a condition with a bounded poll. */
 export async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not in ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(condition, { what, timeoutMs: ms, intervalMs: 20 });
 }
 
 const onGo = (body: string) => `process.stdin.once("data", () => { ${body} });`;
