@@ -23,8 +23,11 @@ export function applyKeys(state: HiddenState, chunk: string): HiddenState {
 
 type TtyInput = NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
 
-/** One answer from the terminal with echo off; undefined when Ctrl-C cancelled it. */
-export function readHidden(input: TtyInput, output: NodeJS.WritableStream): Promise<string | undefined> {
+/**
+ * One answer from the terminal with echo off; undefined when Ctrl-C cancelled it. The prompt is
+ * written only once echo is off, so nothing typed in answer to it can be echoed.
+ */
+export function readHidden(input: TtyInput, output: NodeJS.WritableStream, prompt: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     let state: HiddenState = { text: "", done: false, cancelled: false };
     const onData = (chunk: Buffer | string) => {
@@ -37,6 +40,7 @@ export function readHidden(input: TtyInput, output: NodeJS.WritableStream): Prom
       resolve(state.cancelled ? undefined : state.text);
     };
     input.setRawMode(true);
+    output.write(prompt);
     input.on("data", onData);
     input.resume();
   });

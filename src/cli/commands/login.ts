@@ -20,8 +20,9 @@ function terminalPrompter(): Prompter {
   const input = process.stdin as NodeJS.ReadStream & { setRawMode(mode: boolean): unknown };
   return {
     async ask(question, hidden = false) {
+      if (hidden) return readHidden(input, process.stderr, question);
       process.stderr.write(question);
-      return hidden ? readHidden(input, process.stderr) : readLine(input);
+      return readLine(input);
     },
     close: () => input.pause(),
   };
