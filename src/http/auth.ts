@@ -3,7 +3,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Actor } from "../domain/context.js";
-import { authenticate } from "../domain/users/authenticate.js";
+import { authenticate, recentlyAuthenticated } from "../domain/users/authenticate.js";
 import { ServiceError } from "../lib/errors.js";
 import type { Services } from "../services.js";
 import type { AuthFailures } from "./auth-failures.js";
@@ -29,14 +29,31 @@ const isUnauthorized = (error: unknown) => error instanceof ServiceError && erro
  */
 export function requireApiKey(scope: FastifyInstance, services: Services, failures: AuthFailures): void {
   const clock = services.ctx.clock;
-  scope.addHook("onRequest", async (request) => {
-    failures.check(request.ip, clock.now());
+  // A callback hook with a synchronous path for a key seen moments ago (the common case of a
+  // client polling the API): no promise, no await, one lookup in a Map. Any other key goes
+  // through `authenticate`, which reads the database.
+  scope.addHook("onRequest", (request, _reply, done) => {
     try {
-      request.actor = await authenticate({ ctx: services.ctx, apiKey: bearerToken(request) });
+      failures.check(request.ip, clock.now());
     } catch (error) {
-      if (isUnauthorized(error)) failures.record(request.ip, clock.now());
-      throw error;
+      return done(error as Error);
     }
+    const apiKey = bearerToken(request);
+    const cached = recentlyAuthenticated(services.ctx, apiKey, clock.now());
+    if (cached) {
+      request.actor = cached;
+      return done();
+    }
+    authenticate({ ctx: services.ctx, apiKey }).then(
+      (actor) => {
+        request.actor = actor;
+        done();
+      },
+      (error: unknown) => {
+        if (isUnauthorized(error)) failures.record(request.ip, clock.now());
+        done(error as Error);
+      },
+    );
   });
 }
 
