@@ -68,7 +68,9 @@ for (const dialect of DIALECTS) {
     });
 
     it("creates from component_url served on loopback", async () => {
-      const created = await createSource(account.api, { component_url: codeUrl, configured_props: { timer: { intervalSeconds: 120 } } });
+      // A fresh account: the same component made a source in this one already (a second would be named "-2").
+      const fresh = await app.newAccount();
+      const created = await createSource(fresh.api, { component_url: codeUrl, configured_props: { timer: { intervalSeconds: 120 } } });
       assert.deepEqual(created.configured_props, { timer: { cron: null, interval_seconds: 120 } });
       assert.equal(created.name, "test-timer-interval", "named after the fetched component");
     });
