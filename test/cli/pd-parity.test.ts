@@ -167,7 +167,12 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     assert.throws(() => JSON.parse(described.stdout), "not raw JSON");
     const listed = await sluice("list", "components");
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^(KEY +VERSION +NAME +PACKAGE|\(none\))$/m);
+    assert.match(listed.stdout, /^ID +KEY +TYPE +VERSION +NAME +CREATED$/m);
+    assert.match(listed.stdout, /^sc_\S+ +my-action +action +/m, "the account's published action");
+    assert.match(listed.stdout, /^sc_\S+ +my-source +source +/m);
+    const registry = await sluice("list", "registry");
+    assert.equal(registry.code, 0, registry.stderr);
+    assert.match(registry.stdout, /^(KEY +VERSION +NAME +PACKAGE|\(none\))$/m);
   });
 
   it("a syntax error names the file, line and column (deploy, publish and update)", async () => {

@@ -119,6 +119,29 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(result.emits.map((e) => e.event), [{ shouted: "HI!" }]);
     });
 
+    it("GET /users/me/components lists the account's own components, newest first, without their code; never another account's", async () => {
+      const owner = await app.newAccount();
+      const stranger = await app.newAccount();
+      const action = `export default { key: "own-action", name: "Own Action", version: "0.1.0", type: "action", description: "does one thing", async run({ $ }) { return 1; } };`;
+      const source = `export default { key: "own-source", name: "Own Source", version: "0.2.0", props: { http: "$.interface.http" }, run() {} };`;
+      assert.equal((await owner.api.post("/components", { component_code: action })).status, 200);
+      assert.equal((await owner.api.post("/components", { component_code: source })).status, 200);
+      assert.equal((await stranger.api.post("/components", { component_code: source.replace("own-source", "their-source") })).status, 200);
+      const listed = await owner.api.get("/users/me/components", { limit: 1 });
+      assert.equal(listed.status, 200, listed.text);
+      assert.equal(listed.body.page_info.total_count, 2);
+      assert.equal(listed.body.data.length, 1);
+      assert.deepEqual(Object.keys(listed.body.data[0]).sort(), ["component_url", "created_at", "description", "id", "key", "name", "type", "version"]);
+      const all = await owner.api.get("/users/me/components");
+      assert.deepEqual(
+        all.body.data.map((c: any) => [c.key, c.type, c.description]).sort(),
+        [
+          ["own-action", "action", "does one thing"],
+          ["own-source", "source", null],
+        ],
+      );
+    });
+
     it("CommonJS code with the defineComponent global and legacy timer placement; the latest save wins for a key", async () => {
       const first = await account.api.post("/components", { component_code: CJS_COMPONENT });
       assert.equal(first.status, 200, first.text);

@@ -96,6 +96,7 @@ export const ROUTES: RouteCase[] = [
   { method: "PUT", path: "/accounts/{id}", makeForeignResource: makeAccount, json: () => ({ name: "mine now" }) },
   { method: "DELETE", path: "/accounts/{id}", makeForeignResource: makeAccount },
   { method: "GET", path: "/users/me/sources" },
+  { method: "GET", path: "/users/me/components" },
   { method: "POST", path: "/sources", json: () => ({ component_id: "sc_unknown" }) },
   { method: "GET", path: "/sources/{id}", makeForeignResource: makeSource },
   { method: "PUT", path: "/sources/{id}", makeForeignResource: makeSource, json: () => ({ component_id: "sc_unknown" }) },

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { componentView } from "../../domain/components/component.js";
 import { findComponent, findPublishedComponent } from "../../domain/components/find-component.js";
+import { listOwnComponents } from "../../domain/components/list-own-components.js";
 import { listPublishedComponents } from "../../domain/components/list-published-components.js";
 import { saveComponent } from "../../domain/components/save-component.js";
 import { actorOf } from "../auth.js";
@@ -39,6 +40,17 @@ const PublishedComponent = Type.Object({
   created_at: Type.Integer(),
 });
 
+const OwnComponent = Type.Object({
+  id: Type.String(),
+  key: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String(),
+  version: Type.String(),
+  type: Type.String({ description: '"source" or "action"' }),
+  description: Type.Union([Type.String(), Type.Null()]),
+  component_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Integer(),
+});
+
 const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }) });
 const Response = { 200: Type.Object({ data: Component }), ...errorResponses };
 
@@ -63,6 +75,12 @@ export const componentRoutes: RouteModule = async (scope, { services }) => {
       const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url, files: params.component_files } });
       return { data: componentView(component) };
     },
+  );
+
+  app.get(
+    "/users/me/components",
+    { schema: { tags, summary: "List the components the account saved, newest first (without their code)", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(OwnComponent) }), ...errorResponses } } },
+    async (request) => listOwnComponents({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.get(
