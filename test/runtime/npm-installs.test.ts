@@ -5,12 +5,13 @@
 // one entry, and the size cap evicts the least recently used entry but never a recent one.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { findExecutable } from "../../src/runtime/limits/open-files.js";
 import { createModuleStore } from "../../src/runtime/modules/module-store.js";
 import { createNpmCache, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
 import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, definitionsHaveAllowSettings, isRegistrySpec, npmKnowsAllowSettings } from "../../src/runtime/modules/npm-install-policy.js";
@@ -101,8 +102,14 @@ describe("npm installs", () => {
   };
 
   it("finds npm's --allow-* settings as npm itself reports them", () => {
-    const definitions = readFileSync(join(dirname(process.execPath), "..", "lib", "node_modules", "npm", NPM_DEFINITIONS_FILE), "utf8");
-    assert.equal(definitionsHaveAllowSettings(definitions), npmKnowsAllowSettings(execFileSync(process.execPath, [join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin", "npm-cli.js"), ...ALLOW_PROBE_ARGS], { encoding: "utf8" })));
+    // The npm the service runs: the one beside this Node, else the one on the PATH (a Node
+    // from the npm registry's node-linux-* packages, as CI runs on, comes without npm).
+    const besideNode = join(dirname(process.execPath), "..", "lib", "node_modules", "npm");
+    const onPath = findExecutable("npm", process.env.PATH ?? "");
+    const npmRoot = existsSync(join(besideNode, "bin", "npm-cli.js")) ? besideNode : onPath && dirname(dirname(realpathSync(onPath)));
+    assert.ok(npmRoot, "npm is installed beside this Node or on the PATH");
+    const definitions = readFileSync(join(npmRoot, NPM_DEFINITIONS_FILE), "utf8");
+    assert.equal(definitionsHaveAllowSettings(definitions), npmKnowsAllowSettings(execFileSync(process.execPath, [join(npmRoot, "bin", "npm-cli.js"), ...ALLOW_PROBE_ARGS], { encoding: "utf8" })));
   });
 
   it("reads only versions, ranges, tags and npm: aliases as registry specs", () => {
