@@ -17,7 +17,7 @@ import type { ParseEmail } from "../domain/inbound-email/receive-email.js";
 import { ServiceError } from "../lib/errors.js";
 import type { Services } from "../services.js";
 import { ParserBusyError, type EmailParserOptions } from "./email-parser-pool.js";
-import { createSmtpPolicy, type SmtpPolicy } from "./smtp-policy.js";
+import { createSmtpPolicy } from "./smtp-policy.js";
 import { temporaryFailure } from "./smtp-replies.js";
 import type { FromSmtpThread, ParseAnswer, Question, SmtpThreadSettings, ToSmtpThread, Verdict } from "./smtp-thread-protocol.js";
 
