@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { parentPort, threadId, workerData } from "node:worker_threads";
 import { SMTPServer } from "smtp-server";
+import { fitEvent, type EmailEvent } from "../domain/inbound-email/email-event.js";
 import { ServiceError } from "../lib/errors.js";
 import { createEmailParserPool, ParserBusyError } from "./email-parser-pool.js";
 import { readMessage } from "./read-message.js";
@@ -28,10 +29,17 @@ const settings = workerData as SmtpThreadSettings;
 const send = (message: FromSmtpThread) => port.postMessage(message);
 const tooMany = () => smtpReply(451, "4.3.2 too many messages at once; try again later");
 
+interface Held {
+  raw: Buffer;
+  cut: boolean;
+  mailFrom: string;
+  recipients: string[];
+}
+
 // Questions waiting for the API's thread. Each holds at most a callback; the bytes of a
 // message wait in `held` (at most maxMessagesInFlight of them).
 const asked = new Map<number, (verdict: Verdict) => void>();
-const held = new Map<number, Buffer>();
+const held = new Map<number, Held>();
 let nextId = 1;
 
 function ask(question: Question): Promise<Verdict> {
@@ -55,11 +63,26 @@ const parser = createEmailParserPool({
   onParsed: (id) => (parsedIn = id),
 });
 
-async function parse(message: number, maxBytes: number): Promise<ParseAnswer> {
-  const raw = held.get(message);
-  if (!raw) return { error: { message: "the message is no longer held", kind: "fault" } };
+// The event fitted here, to the envelope of all the message's recipients (each source's is
+// part of it; every timestamp is as long): cutting bodies of megabytes to size is seconds of
+// JSON on a loaded host, and the verb's own fit on the API's thread then takes one look.
+// An event that cannot fit goes as it is, for the verb to refuse.
+function preFit(event: EmailEvent, message: Held, maxBytes: number): EmailEvent {
   try {
-    return { event: await parser.parse(raw, maxBytes), threadId: parsedIn };
+    const { mail: _mail, ...fitted } = fitEvent(event, { source: message.mailFrom, destination: message.recipients, timestamp: new Date(0).toISOString() }, maxBytes, message.cut);
+    return fitted;
+  } catch {
+    return event;
+  }
+}
+
+async function parse(id: number, maxBytes: number): Promise<ParseAnswer> {
+  const message = held.get(id);
+  if (!message) return { error: { message: "the message is no longer held", kind: "fault" } };
+  try {
+    const event = await parser.parse(message.raw, maxBytes);
+    const threadOfParse = parsedIn;
+    return { event: preFit(event, message, maxBytes), threadId: threadOfParse };
   } catch (error) {
     const kind = error instanceof ParserBusyError ? "busy" : error instanceof ServiceError && error.code === "VALIDATION" ? "invalid" : "fault";
     return { error: { message: error instanceof Error ? error.message : String(error), kind } };
@@ -109,9 +132,10 @@ const server = new SMTPServer({
       ({ raw, cut }) => {
         // Over the size limit smtp-server answers 552 itself (rejectOversized).
         if (stream.sizeExceeded) return done();
-        held.set(message, raw);
         const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-        void ask({ type: "receive", message, cut, mailFrom, recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address) }).then(answer(done));
+        const recipients = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+        held.set(message, { raw, cut, mailFrom, recipients });
+        void ask({ type: "receive", message, cut, mailFrom, recipients }).then(answer(done));
       },
       // The client went away in the middle of the message: there is no one to answer.
       (error: Error) => done(error),
