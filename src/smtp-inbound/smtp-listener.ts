@@ -7,16 +7,19 @@
 // past the few held at once. No AUTH: anyone may send mail to an address, as to any mailbox,
 // so each client address has limits of its own: connections at once (421 past them) and
 // messages a minute (451 at MAIL FROM past them). STARTTLS only with a certificate.
-import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+//
+// The transport runs in a thread of its own (smtp-thread.ts), so that no byte of mail is handled
+// on the API's event loop; this side starts it, answers its questions (smtp-policy.ts), and
+// starts a new one, listening on the same port, should it crash.
+import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
-import { SMTPServer, type SMTPServerSession } from "smtp-server";
-import { acceptRecipient, receiveEmail } from "../domain/inbound-email/receive-email.js";
+import type { ParseEmail } from "../domain/inbound-email/receive-email.js";
+import { ServiceError } from "../lib/errors.js";
 import type { Services } from "../services.js";
-import { createClientLimits } from "./client-limits.js";
-import { createEmailParserPool, ParserBusyError, type EmailParserOptions } from "./email-parser-pool.js";
-import { readMessage } from "./read-message.js";
-import { serviceErrorSmtpReply, smtpReply, temporaryFailure, type SmtpReply } from "./smtp-replies.js";
+import { ParserBusyError, type EmailParserOptions } from "./email-parser-pool.js";
+import { createSmtpPolicy } from "./smtp-policy.js";
+import { temporaryFailure } from "./smtp-replies.js";
+import type { FromSmtpThread, ParseAnswer, Question, SmtpThreadSettings, ToSmtpThread, Verdict } from "./smtp-thread-protocol.js";
 
 export interface SmtpListenerOptions {
   host: string;
@@ -38,6 +41,8 @@ export interface SmtpListenerOptions {
   tls?: { certFile: string; keyFile: string };
   /** Messages read and stored at once (each held in memory, up to twice maxEventBytes); past it 451. */
   maxMessagesInFlight?: number;
+  /** Told the thread each connection is handled in (tests). */
+  onConnection?: (threadId: number) => void;
   logger: Logger;
 }
 
@@ -48,122 +53,169 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
-/** Connections at once; a client past it gets 421. */
-const MAX_CLIENTS = 100;
-/** Recipients of one message (RFC 5321 asks servers to take at least 100); past it 452. */
-const MAX_RECIPIENTS = 100;
-const SOCKET_TIMEOUT_MS = 60_000;
-/** How long closing waits for clients in the middle of a message. */
-const CLOSE_TIMEOUT_MS = 5_000;
 /** With the default event size, at most about 40 MB of messages held at once. */
 const MAX_MESSAGES_IN_FLIGHT = 10;
 const MAX_CONNECTIONS_PER_CLIENT = 5;
 const MAX_MESSAGES_PER_CLIENT_MINUTE = 60;
+/** Closing waits for smtp-server's own close timeout (5 s), then ends the thread. */
+const CLOSE_WAIT_MS = 7_000;
+/** Between attempts to listen again after the thread crashed. */
+const RESTART_DELAY_MS = 1_000;
+
+interface Running {
+  worker: Worker;
+  address: string;
+  family: string;
+  port: number;
+  exited: Promise<void>;
+}
 
 export async function startSmtpListener(services: Pick<Services, "ctx">, options: SmtpListenerOptions): Promise<SmtpListener> {
-  const { ctx } = services;
   const { logger } = options;
-  const replyTo = (error: unknown): SmtpReply => {
-    const reply = serviceErrorSmtpReply(error);
-    if (reply) return reply;
-    logger.error({ err: error }, "inbound e-mail could not be stored");
-    return temporaryFailure();
-  };
-  const maxInFlight = options.maxMessagesInFlight ?? MAX_MESSAGES_IN_FLIGHT;
-  let inFlight = 0;
-  const limits = createClientLimits({
+  const policy = createSmtpPolicy(services.ctx, logger, {
     maxConnections: options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT,
     maxMessagesPerWindow: options.maxMessagesPerClientMinute ?? MAX_MESSAGES_PER_CLIENT_MINUTE,
     windowMs: options.clientWindowMs,
-    now: () => ctx.clock.now(),
   });
-  // The address each counted connection took a place under, by session id.
-  const counted = new Map<string, string>();
-  const parser = createEmailParserPool(options.parser);
-  const parse = (raw: Buffer, maxBytes: number) => parser.parse(raw, maxBytes);
-  const server = new SMTPServer({
+  const { threads, maxQueued, timeoutMs, threadModule, onParsed } = options.parser ?? {};
+  const settings: SmtpThreadSettings = {
+    host: options.host,
+    port: options.port,
     name: options.name,
-    banner: "Sluice inbound mail",
-    size: options.maxMessageBytes,
-    // Over the size, 552 whatever onData decides.
-    rejectOversized: true,
-    authOptional: true,
-    disabledCommands: options.tls ? ["AUTH"] : ["AUTH", "STARTTLS"],
-    ...(options.tls ? { cert: readFileSync(options.tls.certFile), key: readFileSync(options.tls.keyFile) } : {}),
-    // The client's address is not looked up in DNS: nothing here needs its name.
-    disableReverseLookup: true,
-    maxClients: MAX_CLIENTS,
-    maxRecipients: MAX_RECIPIENTS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-    closeTimeout: CLOSE_TIMEOUT_MS,
-    logger: false,
-    onConnect(session, callback) {
-      if (!limits.connect(session.remoteAddress)) return callback(smtpReply(421, "4.7.0 too many connections from your address; try again later"));
-      counted.set(session.id, session.remoteAddress);
-      callback();
-    },
-    onClose(session) {
-      const address = counted.get(session.id);
-      if (address === undefined) return;
-      counted.delete(session.id);
-      limits.disconnect(address);
-    },
-    onMailFrom(_address, session, callback) {
-      if (!limits.message(session.remoteAddress)) return callback(smtpReply(451, "4.7.1 too many messages from your address; try again later"));
-      callback();
-    },
-    onRcptTo(address, _session, callback) {
-      acceptRecipient({ ctx, input: { address: address.address } }).then(
-        () => callback(),
-        (error: unknown) => callback(replyTo(error)),
-      );
-    },
-    onData(stream, session, callback) {
-      // Unread, the message is drained by smtp-server and answered after its end.
-      if (inFlight >= maxInFlight) return callback(smtpReply(451, "4.3.2 too many messages at once; try again later"));
-      inFlight++;
-      const done = (error?: SmtpReply | Error | null, message?: string) => {
-        inFlight--;
-        callback(error, message);
-      };
-      readMessage(stream, options.maxEventBytes).then(
-        ({ raw, cut }) => {
-          // Over the size limit smtp-server answers 552 itself (rejectOversized).
-          if (stream.sizeExceeded) return done();
-          receiveEmail({ ctx, input: { raw, cut, mailFrom: mailFromOf(session), recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address) }, parse }).then(
-            () => done(null, "2.0.0 stored"),
-            (error: unknown) => done(error instanceof ParserBusyError ? smtpReply(451, "4.3.2 too many messages at once; try again later") : replyTo(error)),
-          );
-        },
-        // The client went away in the middle of the message: there is no one to answer.
-        (error: Error) => done(error),
-      );
-    },
-  });
-  // A listener open to the Internet sees clients vanish mid-conversation all the time.
-  const routine = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);
-  server.on("error", (error: NodeJS.ErrnoException) => logger[routine.has(error.code ?? "") ? "debug" : "warn"]({ err: error }, "inbound SMTP connection failed"));
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) => {
-      void parser.close();
-      reject(error);
+    maxMessageBytes: options.maxMessageBytes,
+    maxEventBytes: options.maxEventBytes,
+    maxMessagesInFlight: options.maxMessagesInFlight ?? MAX_MESSAGES_IN_FLIGHT,
+    tls: options.tls,
+    parser: { threads, maxQueued, timeoutMs, threadModule: threadModule?.href },
+  };
+  let closing = false;
+  let restart: NodeJS.Timeout | undefined;
+
+  function run(port: number): Promise<Running> {
+    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), { workerData: { ...settings, port } satisfies SmtpThreadSettings });
+    const post = (message: ToSmtpThread) => worker.postMessage(message);
+    // The address each counted connection took a place under, by session id: given back when
+    // the connection closes, or all at once when the thread ends.
+    const counted = new Map<string, string>();
+    const parses = new Map<number, { resolve: (answer: ParseAnswer) => void }>();
+    let nextParse = 1;
+    const parseIn = (message: number): ParseEmail => async (_raw, maxBytes) => {
+      const id = nextParse++;
+      const answer = await new Promise<ParseAnswer>((resolve) => {
+        parses.set(id, { resolve });
+        post({ kind: "parse", id, message, maxBytes });
+      });
+      if ("event" in answer) {
+        onParsed?.(answer.threadId);
+        return answer.event;
+      }
+      const { kind, message: text } = answer.error;
+      throw kind === "busy" ? new ParserBusyError() : kind === "invalid" ? new ServiceError("VALIDATION", text) : new Error(text);
     };
-    server.server.once("error", failed);
-    server.listen(options.port, options.host, () => {
-      server.server.off("error", failed);
-      resolve();
+    const decide = async (question: Question): Promise<Verdict> => {
+      switch (question.type) {
+        case "connect": {
+          const verdict = policy.connect(question.address);
+          if (verdict.ok) counted.set(question.session, question.address);
+          options.onConnection?.(question.threadId);
+          return verdict;
+        }
+        case "mail-from":
+          return policy.mailFrom(question.address);
+        case "rcpt":
+          return policy.rcpt(question.address);
+        case "receive":
+          return policy.receive(question, parseIn(question.message));
+      }
+    };
+    let resolveExit: () => void;
+    const exited = new Promise<void>((resolve) => (resolveExit = resolve));
+    return new Promise<Running>((resolve, reject) => {
+      let listening = false;
+      worker.on("message", (message: FromSmtpThread) => {
+        switch (message.kind) {
+          case "listening":
+            listening = true;
+            resolve({ worker, address: message.address, family: message.family, port: message.port, exited });
+            break;
+          case "listen-failed":
+            reject(Object.assign(new Error(message.message), { code: message.code }));
+            void worker.terminate();
+            break;
+          case "ask":
+            void decide(message.question)
+              .catch((error: unknown): Verdict => {
+                logger.error({ err: error }, "inbound e-mail could not be stored");
+                const reply = temporaryFailure();
+                return { ok: false, code: reply.responseCode, text: reply.message };
+              })
+              .then((verdict) => post({ kind: "verdict", id: message.id, verdict }));
+            break;
+          case "disconnect": {
+            const address = counted.get(message.session);
+            if (address === undefined) break;
+            counted.delete(message.session);
+            policy.disconnect(address);
+            break;
+          }
+          case "parsed":
+            parses.get(message.id)?.resolve(message.answer);
+            parses.delete(message.id);
+            break;
+          case "log":
+            logger[message.level]({ err: message.err }, message.msg);
+            break;
+          case "closed":
+            void worker.terminate();
+            break;
+        }
+      });
+      worker.on("error", (error) => logger.error({ err: error }, "the inbound SMTP thread failed"));
+      worker.on("exit", () => {
+        for (const address of counted.values()) policy.disconnect(address);
+        counted.clear();
+        // Its messages' senders lost their connections with it and send again.
+        for (const { resolve: answer } of parses.values()) answer({ error: { message: "the inbound SMTP thread ended", kind: "fault" } });
+        parses.clear();
+        if (!listening) reject(new Error("the inbound SMTP thread ended before it listened"));
+        resolveExit();
+        if (listening && !closing) {
+          logger.error("the inbound SMTP thread ended; starting a new one");
+          relaunch(current.port);
+        }
+      });
     });
-  });
-  const address = server.server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  }
+
+  // A crashed thread's port is free again once it is gone; should listening fail all the same
+  // (another process took the port), it is tried again until it works or the listener closes.
+  function relaunch(port: number): void {
+    if (closing) return;
+    run(port).then(
+      (running) => {
+        if (closing) void running.worker.terminate();
+        current = running;
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "the inbound SMTP thread could not listen again");
+        restart = setTimeout(() => relaunch(port), RESTART_DELAY_MS);
+      },
+    );
+  }
+
+  let current = await run(options.port);
+  const host = current.family === "IPv6" ? `[${current.address}]` : current.address;
   return {
-    url: `smtp://${host}:${address.port}`,
-    port: address.port,
+    url: `smtp://${host}:${current.port}`,
+    port: current.port,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await parser.close();
+      closing = true;
+      clearTimeout(restart);
+      const { worker, exited } = current;
+      worker.postMessage({ kind: "close" } satisfies ToSmtpThread);
+      const stop = setTimeout(() => void worker.terminate(), CLOSE_WAIT_MS);
+      await exited;
+      clearTimeout(stop);
     },
   };
 }
-
-const mailFromOf = (session: SMTPServerSession): string => (session.envelope.mailFrom ? session.envelope.mailFrom.address : "");

@@ -74,6 +74,11 @@ export class SmtpDialog {
     this.socket.write(`${body}${body.endsWith("\r\n") ? "" : "\r\n"}`);
   }
 
+  /** Part of a message after DATA's 354, already dot-stuffed with CRLF line ends (no work on this thread's loop). */
+  writeBytes(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
   /** Ends the message being sent; returns the reply to it. */
   endData(): Promise<string> {
     const reply = this.reply();

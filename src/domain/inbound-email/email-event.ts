@@ -73,15 +73,14 @@ const BODIES = ["textAsHtml", "html", "text"] as const;
  * The event of one source, at most `maxBytes` of JSON: when larger, `textAsHtml` is dropped and
  * `html`, then `text`, are cut short, and `truncated` lists what was ("message" first when only
  * the message's beginning was parsed, `messageCut`). An event that is still too large (huge
- * headers, thousands of attachments) is refused.
+ * headers, thousands of attachments) is refused. An event fitted already (off the event loop,
+ * to an envelope at least as large) fits at once and keeps what its `truncated` lists.
  */
 export function fitEvent(parsed: EmailEvent, envelope: Envelope, maxBytes: number, messageCut = false): EmailEvent {
   const event: EmailEvent = { ...parsed, mail: envelope };
-  const truncated: string[] = [];
-  if (messageCut) {
-    truncated.push("message");
-    event.truncated = truncated;
-  }
+  const truncated: string[] = Array.isArray(parsed.truncated) ? [...(parsed.truncated as string[])] : [];
+  if (messageCut && !truncated.includes("message")) truncated.unshift("message");
+  if (truncated.length > 0) event.truncated = truncated;
   let size = jsonBytes(event);
   for (const field of BODIES) {
     if (size <= maxBytes) break;
