@@ -123,11 +123,25 @@ const server = new SMTPServer({
     if (inFlight >= settings.maxMessagesInFlight) return callback(tooMany());
     inFlight++;
     const message = nextId++;
+    let settled = false;
     const done = (error?: SmtpReply | Error | null, text?: string) => {
+      if (settled) return;
+      settled = true;
       inFlight--;
       held.delete(message);
       callback(error, text);
     };
+    // Past the size limit the rest is not read: 552 at once and the connection closes, so an
+    // oversized message costs the bytes up to the limit, not all of them.
+    const refuseOversized = () => {
+      if (!stream.sizeExceeded || settled) return;
+      stream.off("data", refuseOversized);
+      settled = true;
+      inFlight--;
+      held.delete(message);
+      closeOversized(session.id);
+    };
+    stream.on("data", refuseOversized);
     readMessage(stream, settings.maxEventBytes).then(
       ({ raw, cut }) => {
         // Over the size limit smtp-server answers 552 itself (rejectOversized).
@@ -142,6 +156,15 @@ const server = new SMTPServer({
     );
   },
 });
+
+/** Answers 552 to the connection of an oversized message and closes it without reading the rest. */
+function closeOversized(sessionId: string): void {
+  for (const connection of server.connections as Set<{ id: string; send(code: number, text: string): void; close(): void }>) {
+    if (connection.id !== sessionId) continue;
+    connection.send(552, "5.3.4 Message exceeds the fixed maximum message size; closing the connection");
+    connection.close();
+  }
+}
 
 // A listener open to the Internet sees clients vanish mid-conversation all the time.
 const routine = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);

@@ -7,8 +7,11 @@ export class SmtpDialog {
   private lines: string[] = [];
   private waiting: { resolve: (reply: string) => void; reject: (error: Error) => void } | undefined;
   private closed = false;
+  /** Settles when the connection closes, whichever side closed it. */
+  readonly ended: Promise<void>;
 
   private constructor(private readonly socket: net.Socket) {
+    this.ended = new Promise((resolve) => socket.once("close", () => resolve()));
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => {
       this.buffer += chunk;
@@ -44,6 +47,11 @@ export class SmtpDialog {
     });
     const dialog = new SmtpDialog(socket);
     return { dialog, greeting: await dialog.reply() };
+  }
+
+  /** The next reply the server sends, asked for or not (e.g. a refusal in the middle of DATA). */
+  nextReply(): Promise<string> {
+    return this.reply();
   }
 
   private reply(): Promise<string> {

@@ -168,6 +168,27 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await summaries(account.api, inactive.id), []);
     });
 
+    it("an oversized message is refused once it passes the limit, without reading the rest: 552, and the connection closes", async () => {
+      const source = await emailSource(account);
+      const address = addressOf(source);
+      const { dialog } = await SmtpDialog.open(smtpUrl);
+      try {
+        await dialog.command("EHLO sender.test");
+        assert.match(await dialog.command("MAIL FROM:<sender@sender.test>"), /^250 /);
+        assert.match(await dialog.command(`RCPT TO:<${address}>`), /^250 /);
+        assert.match(await dialog.command("DATA"), /^354 /);
+        const refused = dialog.nextReply();
+        // Twice the limit, and never the final dot: only a refusal in the middle of DATA answers.
+        dialog.writeBytes(Buffer.from(`Subject: big\r\n\r\n${`${"y".repeat(78)}\r\n`.repeat(Math.ceil((2 * MAX_MESSAGE) / 80))}`));
+        const deadline = new Promise<string>((_, reject) => setTimeout(() => reject(new Error("no reply before the message ended")), 15_000).unref());
+        assert.match(await Promise.race([refused, deadline]), /^552 .*maximum message size/);
+        await dialog.ended;
+      } finally {
+        dialog.close();
+      }
+      assert.deepEqual(await summaries(account.api, source.id), []);
+    });
+
     it("a message over SLUICE_SMTP_MAX_MESSAGE_BYTES is refused with 552, at MAIL FROM when SIZE= says so, and nothing is stored", async () => {
       const source = await emailSource(account);
       const address = addressOf(source);
