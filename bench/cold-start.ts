@@ -27,7 +27,9 @@ export async function runColdStartBench(samples = Number(process.env.BENCH_COLD_
   }
   const modes: SandboxMode[] = chooseSandbox("auto").mode === "bwrap" ? ["none", "bwrap"] : ["none"];
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-cold-"));
-  const runners = modes.map((mode) => createComponentRunner(runnerSettings({ ...loadConfig({}), dataDir: join(dataDir, mode) }, chooseSandbox(mode))));
+  const runners = modes.map((mode) =>
+    createComponentRunner(runnerSettings({ ...loadConfig({}), dataDir: join(dataDir, mode) }, chooseSandbox(mode))),
+  );
   const times = modes.map(() => [] as number[]);
   const warm = modes.map(() => [] as number[]);
   try {
@@ -37,7 +39,15 @@ export async function runColdStartBench(samples = Number(process.env.BENCH_COLD_
         // The module is written before the timing: the figure is the process, not the file.
         await runner.modules.prepare({ userId, code: CODE });
         const started = performance.now();
-        const result = await runner.execute({ userId, code: CODE, entry: "run", event: { i }, props: {}, state: {}, context: { sourceId: "dc_bench" } });
+        const result = await runner.execute({
+          userId,
+          code: CODE,
+          entry: "run",
+          event: { i },
+          props: {},
+          state: {},
+          context: { sourceId: "dc_bench" },
+        });
         times[m]!.push(performance.now() - started);
         if (result.error) throw new Error(`cold start failed: ${result.error.message}`);
         const again = performance.now();
@@ -50,10 +60,15 @@ export async function runColdStartBench(samples = Number(process.env.BENCH_COLD_
     rmSync(dataDir, { recursive: true, force: true });
   }
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  const summary = (values: number[]) => ({ p50Ms: round(percentile(ascending(values), 50)), p99Ms: round(percentile(ascending(values), 99)) });
+  const summary = (values: number[]) => ({
+    p50Ms: round(percentile(ascending(values), 50)),
+    p99Ms: round(percentile(ascending(values), 99)),
+  });
   return {
     samples,
     nodeFloor: summary(floor),
-    modes: Object.fromEntries(modes.map((mode, m) => [mode, { ...summary(times[m]!), warmMs: round(percentile(ascending(warm[m]!), 50)) }])),
+    modes: Object.fromEntries(
+      modes.map((mode, m) => [mode, { ...summary(times[m]!), warmMs: round(percentile(ascending(warm[m]!), 50)) }]),
+    ),
   };
 }

@@ -30,7 +30,16 @@ const now = () => performance.timeOrigin + performance.now();
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
-export async function runDeliveryBench(options: { latencyEvents?: number; throughputEvents?: number; batch?: number; database?: string; serverEnv?: Record<string, string>; progress?: (message: string) => void } = {}): Promise<DeliveryBenchReport> {
+export async function runDeliveryBench(
+  options: {
+    latencyEvents?: number;
+    throughputEvents?: number;
+    batch?: number;
+    database?: string;
+    serverEnv?: Record<string, string>;
+    progress?: (message: string) => void;
+  } = {},
+): Promise<DeliveryBenchReport> {
   const latencyEvents = options.latencyEvents ?? 500;
   const throughputEvents = options.throughputEvents ?? 20_000;
   const batch = options.batch ?? 100;
@@ -57,7 +66,11 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   // "sluice started" is an info line; nothing is logged per request or delivery.
-  const sluice = await startSluiceServer({ LOG_LEVEL: "info", ...(options.database ? { DATABASE_URL: options.database } : {}), ...options.serverEnv });
+  const sluice = await startSluiceServer({
+    LOG_LEVEL: "info",
+    ...(options.database ? { DATABASE_URL: options.database } : {}),
+    ...options.serverEnv,
+  });
   try {
     const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, "bench-delivery");
     const source = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });
@@ -68,7 +81,11 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
     endpointUrl.host = new URL(sluice.url).host;
     const endpoint = endpointUrl.toString();
     const emit = async (first: number, count: number) => {
-      const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ first, count }) });
+      const res = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ first, count }),
+      });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`emit failed: ${res.status}`);
     };
@@ -83,7 +100,10 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
       waiters.delete(seq);
       seq++;
     }
-    const latencies = [...arrivals.entries()].filter(([s]) => s >= 50).map(([, ms]) => ms).sort((a, b) => a - b);
+    const latencies = [...arrivals.entries()]
+      .filter(([s]) => s >= 50)
+      .map(([, ms]) => ms)
+      .sort((a, b) => a - b);
 
     progress(`latency done; measuring throughput`);
     // Throughput: many events emitted in batches from a few concurrent requests.
@@ -106,8 +126,20 @@ export async function runDeliveryBench(options: { latencyEvents?: number; throug
     const seconds = (lastArrival - start) / 1000;
     const got = received();
     return {
-      latency: { events: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies[latencies.length - 1] ?? NaN) },
-      throughput: { events: throughputEvents, seconds: round(seconds), emitSeconds: round(emitSeconds), deliveriesPerSecond: Math.round(got / seconds), missing: throughputEvents - got, duplicates },
+      latency: {
+        events: latencies.length,
+        p50Ms: round(percentile(latencies, 50)),
+        p99Ms: round(percentile(latencies, 99)),
+        maxMs: round(latencies[latencies.length - 1] ?? NaN),
+      },
+      throughput: {
+        events: throughputEvents,
+        seconds: round(seconds),
+        emitSeconds: round(emitSeconds),
+        deliveriesPerSecond: Math.round(got / seconds),
+        missing: throughputEvents - got,
+        duplicates,
+      },
     };
   } finally {
     await sluice.stop();

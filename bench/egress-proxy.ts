@@ -33,7 +33,15 @@ function loadCode(url: string, keepAlive: boolean, seconds: number): string {
 }
 
 async function perSecond(runner: ComponentRunner, code: string): Promise<number> {
-  const result = await runner.execute({ userId: "u_bench_egress", code, entry: "run", event: {}, props: {}, state: {}, context: { sourceId: "dc_bench" } });
+  const result = await runner.execute({
+    userId: "u_bench_egress",
+    code,
+    entry: "run",
+    event: {},
+    props: {},
+    state: {},
+    context: { sourceId: "dc_bench" },
+  });
   if (result.error) throw new Error(`egress benchmark run failed: ${result.error.message}`);
   return Math.round(result.emits[0]!.event as number);
 }
@@ -43,7 +51,10 @@ export async function runEgressProxyBench(seconds = Number(process.env.BENCH_EGR
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-egress-"));
   const config = { ...loadConfig({}), allowPrivateEgress: true };
   const sandbox = chooseSandbox("auto");
-  const direct = createComponentRunner({ ...runnerSettings({ ...config, dataDir: join(dataDir, "direct") }, chooseSandbox("none")), withoutInProcessGuard: true });
+  const direct = createComponentRunner({
+    ...runnerSettings({ ...config, dataDir: join(dataDir, "direct") }, chooseSandbox("none")),
+    withoutInProcessGuard: true,
+  });
   const proxied = createComponentRunner(runnerSettings({ ...config, dataDir: join(dataDir, "proxied") }, sandbox));
   try {
     const measure = async (keepAlive: boolean) => {

@@ -76,7 +76,9 @@ async function deploy(options: { database?: string; splitRoles?: boolean }): Pro
 
 const cpuOf = (processes: Map<string, RunningServer>) => new Map([...processes].map(([name, p]) => [name, treeCpu(p.child.pid!)]));
 
-export async function runEndToEndBench(options: { rate?: number; seconds?: number; warmUpSeconds?: number; database?: string; splitRoles?: boolean } = {}): Promise<EndToEndReport> {
+export async function runEndToEndBench(
+  options: { rate?: number; seconds?: number; warmUpSeconds?: number; database?: string; splitRoles?: boolean } = {},
+): Promise<EndToEndReport> {
   const rate = options.rate ?? Number(process.env.BENCH_E2E_RATE ?? 5000);
   const seconds = options.seconds ?? Number(process.env.BENCH_E2E_SECONDS ?? 10);
   const warmUpSeconds = options.warmUpSeconds ?? Number(process.env.BENCH_E2E_WARMUP_SECONDS ?? 5);
@@ -97,7 +99,11 @@ export async function runEndToEndBench(options: { rate?: number; seconds?: numbe
     const delivered = arrivals.filter(([seq]) => load.acceptedAt.has(seq)).length;
     const lastArrival = Math.max(...arrivals.map(([, a]) => a.at));
     const latenciesOf = (part: (seq: number) => boolean) =>
-      ascending([...load.acceptedAt.entries()].filter(([seq]) => part(seq) && receiver.arrivals.has(seq)).map(([seq, at]) => Math.max(0, receiver.arrivals.get(seq)!.at - at)));
+      ascending(
+        [...load.acceptedAt.entries()]
+          .filter(([seq]) => part(seq) && receiver.arrivals.has(seq))
+          .map(([seq, at]) => Math.max(0, receiver.arrivals.get(seq)!.at - at)),
+      );
     const latencies = latenciesOf(steady);
     const warmUpLatencies = latenciesOf((seq) => !steady(seq));
     const round = (n: number) => Math.round(n * 100) / 100;
@@ -126,7 +132,12 @@ export async function runEndToEndBench(options: { rate?: number; seconds?: numbe
       refused: load.refused,
       p50Ms: round(percentile(latencies, 50)),
       p99Ms: round(percentile(latencies, 99)),
-      warmUp: { seconds: warmUpSeconds, accepted: load.acceptedAt.size - accepted, p50Ms: round(percentile(warmUpLatencies, 50)), p99Ms: round(percentile(warmUpLatencies, 99)) },
+      warmUp: {
+        seconds: warmUpSeconds,
+        accepted: load.acceptedAt.size - accepted,
+        p50Ms: round(percentile(warmUpLatencies, 50)),
+        p99Ms: round(percentile(warmUpLatencies, 99)),
+      },
       cpuMicrosPerEvent,
     };
   } finally {

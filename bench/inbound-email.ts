@@ -56,8 +56,31 @@ function freePort(): Promise<number> {
 function bigMessage(to: string, bytes: number): string {
   const unit = '<p>Hello <b>there</b> <a href="https://example.test/x">link</a></p>\r\n';
   const html = unit.repeat(Math.floor(1_900_000 / unit.length));
-  const attachment = Buffer.alloc(Math.floor(((bytes - html.length) * 3) / 4.1), 7).toString("base64").replace(/.{76}/g, "$&\r\n");
-  return [`From: sender@sender.test`, `To: ${to}`, `Subject: large`, `Content-Type: multipart/mixed; boundary=b`, "", "--b", "Content-Type: text/plain", "", "a note", "--b", "Content-Type: text/html; charset=utf-8", "", html, "--b", "Content-Type: application/octet-stream", "Content-Transfer-Encoding: base64", "", attachment, "--b--", ""].join("\r\n");
+  const attachment = Buffer.alloc(Math.floor(((bytes - html.length) * 3) / 4.1), 7)
+    .toString("base64")
+    .replace(/.{76}/g, "$&\r\n");
+  return [
+    `From: sender@sender.test`,
+    `To: ${to}`,
+    `Subject: large`,
+    `Content-Type: multipart/mixed; boundary=b`,
+    "",
+    "--b",
+    "Content-Type: text/plain",
+    "",
+    "a note",
+    "--b",
+    "Content-Type: text/html; charset=utf-8",
+    "",
+    html,
+    "--b",
+    "Content-Type: application/octet-stream",
+    "Content-Transfer-Encoding: base64",
+    "",
+    attachment,
+    "--b--",
+    "",
+  ].join("\r\n");
 }
 
 export async function runInboundEmailBench(
@@ -79,7 +102,9 @@ export async function runInboundEmailBench(
     const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, "smtpbench");
     const source = await call(sluice.url, "POST", "/sources", {
       key,
-      json: { component_code: `export default { name: "inbox", version: "0.0.1", props: { email: { type: "app", app: "email" } }, async run() {} };` },
+      json: {
+        component_code: `export default { name: "inbox", version: "0.0.1", props: { email: { type: "app", app: "email" } }, async run() {} };`,
+      },
     });
     const address: string = source.data.configured_props.email.email_address;
     const raw = bigMessage(address, messageBytes);
@@ -114,7 +139,13 @@ export async function runInboundEmailBench(
       clients,
       messageBytes,
       maxMessageBytes: maxMessageBytes || "default",
-      healthz: { requests: sorted.length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted[sorted.length - 1] ?? NaN), over100Ms: sorted.filter((ms) => ms > 100).length },
+      healthz: {
+        requests: sorted.length,
+        p50Ms: round(percentile(sorted, 50)),
+        p99Ms: round(percentile(sorted, 99)),
+        maxMs: round(sorted[sorted.length - 1] ?? NaN),
+        over100Ms: sorted.filter((ms) => ms > 100).length,
+      },
       messages,
     };
   } finally {

@@ -62,7 +62,12 @@ export async function runIngestBench(options: { durationSeconds: number; connect
     return {
       bare: bareResult,
       ingestCustomResponse: { ...customResult, ratio: customResult.requestsPerSecond / bareResult.requestsPerSecond },
-      ingestAccepted: { ...acceptedResult, ratio: acceptedResult.requestsPerSecond / bareResult.requestsPerSecond, processed, drainSeconds: (Date.now() - drainStart) / 1000 },
+      ingestAccepted: {
+        ...acceptedResult,
+        ratio: acceptedResult.requestsPerSecond / bareResult.requestsPerSecond,
+        processed,
+        drainSeconds: (Date.now() - drainStart) / 1000,
+      },
       summaries: { ...summaries, ratio: summaries.requestsPerSecond / bareResult.requestsPerSecond },
     };
   } finally {

@@ -14,7 +14,11 @@ import { repoRoot } from "./lib/paths.js";
 const durationSeconds = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-function line(name: string, r: { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number }, extra = ""): string {
+function line(
+  name: string,
+  r: { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number },
+  extra = "",
+): string {
   return `${name.padEnd(34)} ${String(r.requestsPerSecond).padStart(7)} req/s  p50 ${String(r.p50Ms).padStart(4)} ms  p99 ${String(r.p99Ms).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors} ${extra}`;
 }
 
@@ -27,20 +31,37 @@ async function main(): Promise<void> {
   const ingest = await runIngestBench({ durationSeconds, connections });
   results.ingest = ingest;
   console.log(line("bare node:http (baseline)", ingest.bare));
-  console.log(line("HTTP source, customResponse", ingest.ingestCustomResponse, `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 20 %, p99 ≤ 25 ms)`));
-  console.log(line("HTTP source, 200 on acceptance", ingest.ingestAccepted, `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`));
+  console.log(
+    line(
+      "HTTP source, customResponse",
+      ingest.ingestCustomResponse,
+      `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 20 %, p99 ≤ 25 ms)`,
+    ),
+  );
+  console.log(
+    line(
+      "HTTP source, 200 on acceptance",
+      ingest.ingestAccepted,
+      `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`,
+    ),
+  );
   console.log(line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 30 %)`));
 
   // Delivery on SQLite, and on PostgreSQL too when BENCH_DATABASE_URL names a database.
   const throughputEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000);
   const adminUrl = process.env.BENCH_DATABASE_URL;
   const runs: Array<[string, () => ReturnType<typeof runDeliveryBench>]> = [["SQLite", () => runDeliveryBench({ throughputEvents })]];
-  if (adminUrl) runs.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runDeliveryBench({ throughputEvents, database }))]);
+  if (adminUrl)
+    runs.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runDeliveryBench({ throughputEvents, database }))]);
   for (const [name, run] of runs) {
     const { latency, throughput } = await run();
     results[`delivery${name}`] = { latency, throughput };
-    console.log(`${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`);
-    console.log(`${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`);
+    console.log(
+      `${`emit → webhook received (${name})`.padEnd(34)} p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms (target ≤ 5 / ≤ 50 ms, ${latency.events} events one at a time)`,
+    );
+    console.log(
+      `${`webhook deliveries (${name})`.padEnd(34)} ${throughput.deliveriesPerSecond} deliveries/s over ${throughput.events} events (emitted in ${throughput.emitSeconds} s), missing ${throughput.missing}, duplicates ${throughput.duplicates} (target ≥ 5,000/s, none missing)`,
+    );
   }
 
   // End to end, ingest → webhook, paced at BENCH_E2E_RATE (5,000/s) for BENCH_E2E_SECONDS (10)
@@ -49,29 +70,53 @@ async function main(): Promise<void> {
   const e2eRuns: Array<[string, () => ReturnType<typeof runEndToEndBench>]> = [["SQLite", () => runEndToEndBench()]];
   if (adminUrl) {
     e2eRuns.push(["PostgreSQL", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database }))]);
-    e2eRuns.push(["PostgreSQL, a process per role", () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database, splitRoles: true }))]);
+    e2eRuns.push([
+      "PostgreSQL, a process per role",
+      () => withFreshDatabase(adminUrl, (database) => runEndToEndBench({ database, splitRoles: true })),
+    ]);
   }
   for (const [name, run] of e2eRuns) {
     const r = await run();
     results[`endToEnd${name.replace(/[^A-Za-z]/g, "")}`] = r;
-    console.log(`${`ingest → webhook (${name})`.padEnd(34)} ${r.deliveredPerSecond} delivered/s at ${r.offeredPerSecond}/s offered; p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; accepted ${r.accepted}, missing ${r.missing}, duplicates ${r.duplicatesSameId} (same webhook-id) / ${r.duplicatesOtherId} (other), not offered ${r.notOffered}, refused ${r.refused} (target ≥ 5,000/s, p50 ≤ 5 ms, p99 ≤ 50 ms, none lost)`);
-    if (r.warmUp.seconds > 0) console.log(`${"".padEnd(34)} warm-up (${r.warmUp.seconds} s climbing to the rate): ${r.warmUp.accepted} accepted, p50 ${r.warmUp.p50Ms} ms, p99 ${r.warmUp.p99Ms} ms`);
-    if (r.cpuMicrosPerEvent) console.log(`${"".padEnd(34)} CPU per event: ${Object.entries(r.cpuMicrosPerEvent).map(([part, micros]) => `${part} ${micros} µs`).join(", ")}`);
+    console.log(
+      `${`ingest → webhook (${name})`.padEnd(34)} ${r.deliveredPerSecond} delivered/s at ${r.offeredPerSecond}/s offered; p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; accepted ${r.accepted}, missing ${r.missing}, duplicates ${r.duplicatesSameId} (same webhook-id) / ${r.duplicatesOtherId} (other), not offered ${r.notOffered}, refused ${r.refused} (target ≥ 5,000/s, p50 ≤ 5 ms, p99 ≤ 50 ms, none lost)`,
+    );
+    if (r.warmUp.seconds > 0)
+      console.log(
+        `${"".padEnd(34)} warm-up (${r.warmUp.seconds} s climbing to the rate): ${r.warmUp.accepted} accepted, p50 ${r.warmUp.p50Ms} ms, p99 ${r.warmUp.p99Ms} ms`,
+      );
+    if (r.cpuMicrosPerEvent)
+      console.log(
+        `${"".padEnd(34)} CPU per event: ${Object.entries(r.cpuMicrosPerEvent)
+          .map(([part, micros]) => `${part} ${micros} µs`)
+          .join(", ")}`,
+      );
   }
 
   // Timers: BENCH_TIMER_SOURCES interval sources (10,000) every BENCH_TIMER_INTERVAL_SECONDS (60).
   const timers = await runTimerBench();
   results.timers = timers;
-  console.log(`${"timer drift".padEnd(34)} p50 ${timers.p50Ms} ms  p99 ${timers.p99Ms} ms  max ${timers.maxMs} ms over ${timers.fired} runs of ${timers.sources} sources every ${timers.intervalSeconds} s (first runs p99 ${timers.firstRuns.p99Ms} ms, later runs p99 ${timers.laterRuns.p99Ms} ms); missed ${timers.missed}, double-fired ${timers.doubleFired} (target p99 ≤ 1,000 ms)`);
+  console.log(
+    `${"timer drift".padEnd(34)} p50 ${timers.p50Ms} ms  p99 ${timers.p99Ms} ms  max ${timers.maxMs} ms over ${timers.fired} runs of ${timers.sources} sources every ${timers.intervalSeconds} s (first runs p99 ${timers.firstRuns.p99Ms} ms, later runs p99 ${timers.laterRuns.p99Ms} ms); missed ${timers.missed}, double-fired ${timers.doubleFired} (target p99 ≤ 1,000 ms)`,
+  );
 
   const cold = await runColdStartBench();
   results.coldStart = cold;
-  console.log(`${"runner cold start".padEnd(34)} node -e 0: p50 ${cold.nodeFloor.p50Ms} ms, p99 ${cold.nodeFloor.p99Ms} ms; ${Object.entries(cold.modes).map(([mode, r]) => `sandbox ${mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (warm ${r.warmMs} ms)`).join("; ")} over ${cold.samples} first executions`);
+  console.log(
+    `${"runner cold start".padEnd(34)} node -e 0: p50 ${cold.nodeFloor.p50Ms} ms, p99 ${cold.nodeFloor.p99Ms} ms; ${Object.entries(
+      cold.modes,
+    )
+      .map(([mode, r]) => `sandbox ${mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (warm ${r.warmMs} ms)`)
+      .join("; ")} over ${cold.samples} first executions`,
+  );
 
   const egress = await runEgressProxyBench();
   results.egressProxy = egress;
-  const share = (r: { directPerSecond: number; proxiedPerSecond: number; ratio: number }) => `${r.proxiedPerSecond} req/s through the proxy, ${r.directPerSecond} direct → ${(r.ratio * 100).toFixed(1)} %`;
-  console.log(`${"HTTP from user code".padEnd(34)} keep-alive: ${share(egress.keepAlive)} (target ≥ 50 %); a connection per request: ${share(egress.newConnections)} (sandbox ${egress.sandbox})`);
+  const share = (r: { directPerSecond: number; proxiedPerSecond: number; ratio: number }) =>
+    `${r.proxiedPerSecond} req/s through the proxy, ${r.directPerSecond} direct → ${(r.ratio * 100).toFixed(1)} %`;
+  console.log(
+    `${"HTTP from user code".padEnd(34)} keep-alive: ${share(egress.keepAlive)} (target ≥ 50 %); a connection per request: ${share(egress.newConnections)} (sandbox ${egress.sandbox})`,
+  );
 
   const outDir = join(repoRoot(), "bench-results");
   mkdirSync(outDir, { recursive: true });

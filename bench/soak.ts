@@ -83,10 +83,14 @@ export async function runSoakBench(options: { database?: string } = {}): Promise
         delivered: receiver.arrivals.size,
         dataDirMb: options.database ? undefined : mb(folderBytes(sluice.dataDir)),
         serviceRssMb: serviceKb === undefined ? undefined : mb(serviceKb * 1024),
-        runnersRssMb: runners.some((kb) => kb !== undefined) ? mb(runners.reduce<number>((sum, kb) => sum + (kb ?? 0), 0) * 1024) : undefined,
+        runnersRssMb: runners.some((kb) => kb !== undefined)
+          ? mb(runners.reduce<number>((sum, kb) => sum + (kb ?? 0), 0) * 1024)
+          : undefined,
       });
       const last = samples.at(-1)!;
-      console.error(`soak ${String(last.minute).padStart(5)} min: accepted ${last.accepted}, delivered ${last.delivered}, data ${last.dataDirMb ?? "-"} MB, service RSS ${last.serviceRssMb ?? "-"} MB, runners RSS ${last.runnersRssMb ?? "-"} MB`);
+      console.error(
+        `soak ${String(last.minute).padStart(5)} min: accepted ${last.accepted}, delivered ${last.delivered}, data ${last.dataDirMb ?? "-"} MB, service RSS ${last.serviceRssMb ?? "-"} MB, runners RSS ${last.runnersRssMb ?? "-"} MB`,
+      );
     };
     const started = now();
     sample(0);
@@ -109,7 +113,11 @@ export async function runSoakBench(options: { database?: string } = {}): Promise
       delivered,
       missing: accepted - delivered,
       samples,
-      secondHalfGrowth: { dataDir: growth((s) => s.dataDirMb), serviceRss: growth((s) => s.serviceRssMb), runnersRss: growth((s) => s.runnersRssMb) },
+      secondHalfGrowth: {
+        dataDir: growth((s) => s.dataDirMb),
+        serviceRss: growth((s) => s.serviceRssMb),
+        runnersRss: growth((s) => s.runnersRssMb),
+      },
     };
     const outDir = join(repoRoot(), "bench-results");
     mkdirSync(outDir, { recursive: true });

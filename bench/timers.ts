@@ -112,7 +112,10 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       Array.from({ length: accountCount }, async (_, a) => {
         const key = await createAccount(sluice.url, BENCH_ADMIN_TOKEN, `bench-timers-${a}`);
         // The code is saved once per account; its other sources name the saved component.
-        const first = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE, configured_props: { timer: { intervalSeconds } } } });
+        const first = await call(sluice.url, "POST", "/sources", {
+          key,
+          json: { component_code: SOURCE_CODE, configured_props: { timer: { intervalSeconds } } },
+        });
         return { key, componentId: first.data.component_id as string };
       }),
     );
@@ -127,7 +130,10 @@ export async function runTimerBench(options: TimerBenchOptions = {}): Promise<Ti
       const slot = createStart + i * paceMs;
       if (slot > Date.now()) await new Promise((resolve) => setTimeout(resolve, slot - Date.now()));
       const account = accounts[(i + accountCount) % accountCount]!;
-      await call(sluice.url, "POST", "/sources", { key: account.key, json: { component_id: account.componentId, configured_props: { timer: { intervalSeconds } } } });
+      await call(sluice.url, "POST", "/sources", {
+        key: account.key,
+        json: { component_id: account.componentId, configured_props: { timer: { intervalSeconds } } },
+      });
       if ((i + 1) % 1000 === 0) progress(`created ${i + 1 + accountCount} sources`);
     });
     const createSeconds = (Date.now() - createStart) / 1000;

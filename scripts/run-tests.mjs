@@ -41,5 +41,7 @@ const concurrency = process.env.SLUICE_TEST_CONCURRENCY ?? "2";
 // A hung test fails after this long instead of stalling the whole run (and CI) forever.
 // Node applies it to each test file as a whole too, so it also caps a file's runtime.
 const timeoutMs = process.env.SLUICE_TEST_TIMEOUT_MS ?? "180000";
-const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], { stdio: "inherit" });
+const result = spawnSync(process.execPath, ["--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], {
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);

@@ -100,7 +100,9 @@ const MIN_RETENTION_DAYS = 1 / (24 * 60);
 /** Refuses settings that would leave the service open: a short, guessable admin token. */
 export function assertSafeConfig(config: Pick<Config, "adminToken">): void {
   if (config.adminToken !== undefined && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(`SLUICE_ADMIN_TOKEN must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it has ${config.adminToken.length}); generate one with: openssl rand -hex 32`);
+    throw new ConfigError(
+      `SLUICE_ADMIN_TOKEN must have at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it has ${config.adminToken.length}); generate one with: openssl rand -hex 32`,
+    );
   }
 }
 
@@ -127,7 +129,8 @@ function optionalPort(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0 || value > 65535)
+    throw new ConfigError(`${name} must be a port number from 0 to 65535, got "${raw}"`);
   return value;
 }
 
@@ -142,7 +145,10 @@ function emailDomain(env: Env, publicUrl: string): string {
     }
   }
   const domain = raw.toLowerCase();
-  if (!/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(domain) && !/^\[[0-9a-f:.]+\]$/.test(domain)) {
+  if (
+    !/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(domain) &&
+    !/^\[[0-9a-f:.]+\]$/.test(domain)
+  ) {
     throw new ConfigError(`SLUICE_EMAIL_DOMAIN must be a domain name like mail.example.com, got "${raw}"`);
   }
   return domain;
@@ -152,7 +158,8 @@ function emailDomain(env: Env, publicUrl: string): string {
 function tlsFiles(env: Env, certName: string, keyName: string): { cert: string | undefined; key: string | undefined } {
   const cert = env[certName] || undefined;
   const key = env[keyName] || undefined;
-  if ((cert === undefined) !== (key === undefined)) throw new ConfigError(`${certName} and ${keyName} go together: set both (PEM files) to offer STARTTLS, or neither`);
+  if ((cert === undefined) !== (key === undefined))
+    throw new ConfigError(`${certName} and ${keyName} go together: set both (PEM files) to offer STARTTLS, or neither`);
   return { cert, key };
 }
 
@@ -163,7 +170,8 @@ function bool(env: Env, name: string): boolean {
 function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = (env[name] ?? "").trim().toLowerCase();
   if (raw === "") return fallback;
-  if (!(choices as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(", ")}, got "${env[name]}"`);
+  if (!(choices as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${choices.join(", ")}, got "${env[name]}"`);
   return raw as T;
 }
 
@@ -177,8 +185,13 @@ function schedule(env: Env, name: string, fallback: string): number[] {
 /** A 32-byte key given as 64 hex digits or base64. */
 export function parseSecretKey(raw: string, name: string): Buffer {
   const text = raw.trim();
-  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, "hex") : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, "base64") : Buffer.alloc(0);
-  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as base64 or 64 hex digits; generate one with: openssl rand -base64 32`);
+  const key = /^[0-9a-f]{64}$/i.test(text)
+    ? Buffer.from(text, "hex")
+    : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
+      ? Buffer.from(text, "base64")
+      : Buffer.alloc(0);
+  if (key.length !== 32)
+    throw new ConfigError(`${name} must be 32 bytes as base64 or 64 hex digits; generate one with: openssl rand -base64 32`);
   return key;
 }
 
@@ -218,7 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, "PORT", 8080);
   const host = env.HOST || "127.0.0.1";
   const publicHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  const publicUrl = (env.SLUICE_PUBLIC_URL || `http://${publicHost.includes(":") ? `[${publicHost}]` : publicHost}:${port}`).replace(/\/+$/, "");
+  const publicUrl = (env.SLUICE_PUBLIC_URL || `http://${publicHost.includes(":") ? `[${publicHost}]` : publicHost}:${port}`).replace(
+    /\/+$/,
+    "",
+  );
   const smtpTls = tlsFiles(env, "SLUICE_SMTP_TLS_CERT_FILE", "SLUICE_SMTP_TLS_KEY_FILE");
   const config: Config = {
     port,
@@ -276,7 +292,10 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: secretKey(env, "SLUICE_SECRET_KEY"),
   };
   // Several processes share a PostgreSQL database: a key file in one data directory would not do.
-  if (config.databaseUrl && !config.secretKey) throw new ConfigError("SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits); generate one with: openssl rand -base64 32");
+  if (config.databaseUrl && !config.secretKey)
+    throw new ConfigError(
+      "SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits); generate one with: openssl rand -base64 32",
+    );
   assertSafeConfig(config);
   return config;
 }

@@ -88,7 +88,14 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   });
   const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey, lookup: options.lookup });
   metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
-  const queue = createJobQueue({ store, clock: ctx.clock, logger, leaseMs: config.queueLeaseSeconds * 1000, maxAttempts: config.jobMaxAttempts, retryBackoffMs: options.jobRetryBackoffMs });
+  const queue = createJobQueue({
+    store,
+    clock: ctx.clock,
+    logger,
+    leaseMs: config.queueLeaseSeconds * 1000,
+    maxAttempts: config.jobMaxAttempts,
+    retryBackoffMs: options.jobRetryBackoffMs,
+  });
   const runner = meteredRunner(
     createComponentRunner({
       ...runnerSettings(config, sandbox),
@@ -128,7 +135,10 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     app = await buildHttpApp(services, logger);
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
-    url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+    url =
+      typeof address === "object" && address
+        ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
+        : undefined;
     // PORT=0 picks a free port: a public URL derived from it must name the real one.
     if (url && new URL(config.publicUrl).port === "0") config.publicUrl = url;
   }
@@ -143,7 +153,8 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
       maxEventBytes: config.maxEventBytes,
       maxConnectionsPerClient: config.smtpMaxConnectionsPerClient,
       maxMessagesPerClientMinute: config.smtpMaxMessagesPerClientMinute,
-      tls: config.smtpTlsCertFile && config.smtpTlsKeyFile ? { certFile: config.smtpTlsCertFile, keyFile: config.smtpTlsKeyFile } : undefined,
+      tls:
+        config.smtpTlsCertFile && config.smtpTlsKeyFile ? { certFile: config.smtpTlsCertFile, keyFile: config.smtpTlsKeyFile } : undefined,
       logger,
     });
     tasks.push({ name: "smtp", stop: () => listener.close() });
@@ -165,7 +176,9 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   if (roles.includes("scheduler")) tasks.push(startTimerLoop({ ctx, queue }));
   if (config.registryPackages.length > 0) {
     // Off the start path: npm may take a while, and a package that cannot be had is only a warning.
-    const added = ensureRegistryPackages({ ctx, runner }, config.registryPackages).catch((error: unknown) => logger.warn({ err: error }, "SLUICE_REGISTRY_PACKAGES could not be applied"));
+    const added = ensureRegistryPackages({ ctx, runner }, config.registryPackages).catch((error: unknown) =>
+      logger.warn({ err: error }, "SLUICE_REGISTRY_PACKAGES could not be applied"),
+    );
     tasks.push({ name: "registry packages", stop: () => added });
   }
 
@@ -188,7 +201,10 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
 }
 
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
-export function createContext(store: Store, options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "lookup"> & { metrics?: Metrics }): Ctx {
+export function createContext(
+  store: Store,
+  options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "lookup"> & { metrics?: Metrics },
+): Ctx {
   return {
     db: store.db,
     storage: store.storage,

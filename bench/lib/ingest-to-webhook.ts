@@ -90,21 +90,31 @@ export function newPacedLoad(): PacedLoad {
  * climbs evenly from 0 over that long (as traffic reaching a service that just started does),
  * and `seconds` at the full rate follow.
  */
-export async function offerPacedLoad(endpoint: URL, rate: number, seconds: number, load: PacedLoad = newPacedLoad(), rampSeconds = 0): Promise<PacedLoad> {
+export async function offerPacedLoad(
+  endpoint: URL,
+  rate: number,
+  seconds: number,
+  load: PacedLoad = newPacedLoad(),
+  rampSeconds = 0,
+): Promise<PacedLoad> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   load.startedAt = now();
   let inFlight = 0;
   const send = (seq: number) => {
     inFlight++;
     const body = JSON.stringify({ seq });
-    const req = http.request(endpoint, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => {
-        inFlight--;
-        if (res.statusCode === 200) load.acceptedAt.set(seq, now());
-        else load.refused++;
-      });
-    });
+    const req = http.request(
+      endpoint,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => {
+          inFlight--;
+          if (res.statusCode === 200) load.acceptedAt.set(seq, now());
+          else load.refused++;
+        });
+      },
+    );
     req.on("error", () => {
       inFlight--;
       load.refused++;

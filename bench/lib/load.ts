@@ -22,7 +22,8 @@ export interface LoadOptions {
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const target = new URL(options.url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) throw new Error(`refusing to load a non-loopback address: ${target.hostname}`);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname))
+    throw new Error(`refusing to load a non-loopback address: ${target.hostname}`);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",

@@ -43,7 +43,9 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /** A bare node:http server: the physical baseline every ratio is measured against. */
 export async function startBareServer(): Promise<RunningServer> {
-  const child = spawn(process.execPath, [join(compiledRoot(), "bench", "lib", "bare-http-server.js")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(compiledRoot(), "bench", "lib", "bare-http-server.js")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await waitForLine(child, (line) => (line.startsWith("listening ") ? line.slice(10) : undefined), "bare server");
   return { url, child, stop: stopper(child) };
 }
@@ -59,27 +61,34 @@ export interface SluiceOptions {
 }
 
 /** Sluice itself, exactly as `npm start` runs it, on a fresh data directory. */
-export async function startSluiceServer(env: Record<string, string> = {}, options: SluiceOptions = {}): Promise<RunningServer & { dataDir: string }> {
+export async function startSluiceServer(
+  env: Record<string, string> = {},
+  options: SluiceOptions = {},
+): Promise<RunningServer & { dataDir: string }> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "sluice-bench-"));
   // BENCH_SLUICE_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=prof", profiles the service.
   const nodeArgs = process.env.BENCH_SLUICE_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, join(compiledRoot(), "src", "cli", "main.js"), "serve", ...(options.role ? ["--role", options.role] : [])], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      SLUICE_DATA_DIR: dataDir,
-      SLUICE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-      // Required with DATABASE_URL (credentials of connected accounts); any 32 bytes do here.
-      SLUICE_SECRET_KEY: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-      SLUICE_ALLOW_PRIVATE_EGRESS: "true",
-      SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
-      LOG_LEVEL: "info",
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(compiledRoot(), "src", "cli", "main.js"), "serve", ...(options.role ? ["--role", options.role] : [])],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        SLUICE_DATA_DIR: dataDir,
+        SLUICE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+        // Required with DATABASE_URL (credentials of connected accounts); any 32 bytes do here.
+        SLUICE_SECRET_KEY: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        SLUICE_ALLOW_PRIVATE_EGRESS: "true",
+        SLUICE_API_RATE_LIMIT_PER_MINUTE: "100000000",
+        LOG_LEVEL: "info",
+        ...env,
+      },
     },
-  });
+  );
   const url = await waitForLine(
     child,
     (line) => {
@@ -96,5 +105,10 @@ export async function startSluiceServer(env: Record<string, string> = {}, option
   // A bench leaves nothing behind: each run's database is hundreds of megabytes at most, but
   // runs add up on a machine that benchmarks all day.
   const removeDataDir = options.dataDir === undefined;
-  return { url, child, dataDir, stop: () => stop().then(() => (removeDataDir ? rmSync(dataDir, { recursive: true, force: true }) : undefined)) };
+  return {
+    url,
+    child,
+    dataDir,
+    stop: () => stop().then(() => (removeDataDir ? rmSync(dataDir, { recursive: true, force: true }) : undefined)),
+  };
 }

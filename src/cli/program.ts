@@ -50,7 +50,22 @@ export function sluiceProgram(): Command {
     .configureOutput({ writeErr: (text) => process.stderr.write(text.replace(/^error: /, "sluice: ")) });
   for (const add of [serveCommand, userCommands, registryCommands, jobCommands, backupCommand, doctorCommand]) add(program);
   globalOptions(program);
-  for (const add of [loginCommand, logoutCommand, initCommand, publishCommand, deployCommand, updateCommand, listCommand, describeCommand, eventCommands, deleteCommand, subscriptionCommands, webhookCommands, devCommand]) add(program);
+  for (const add of [
+    loginCommand,
+    logoutCommand,
+    initCommand,
+    publishCommand,
+    deployCommand,
+    updateCommand,
+    listCommand,
+    describeCommand,
+    eventCommands,
+    deleteCommand,
+    subscriptionCommands,
+    webhookCommands,
+    devCommand,
+  ])
+    add(program);
   // Set after the tree is built: each command points at its own usage, not the program's.
   for (const command of everyCommand(program)) command.showHelpAfterError(pointerTo(command));
   return program;

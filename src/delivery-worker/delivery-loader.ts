@@ -14,7 +14,6 @@ import type { Database } from "../store/schema.js";
 
 export type { LoadedDelivery };
 
-
 /** Rows per query, well under both databases' parameter limits. */
 const MAX_GROUP = 500;
 /** How long a prefetched row may be used instead of reading it again. */
@@ -99,7 +98,9 @@ export function deliveryLoader(db: Kysely<Database>, now: () => number = () => p
   async function loadGroup(ids: string[]): Promise<Map<string, LoadedDelivery>> {
     const rows = await db
       .selectFrom("deliveries")
-      .leftJoin("webhooks", (join) => join.onRef("webhooks.id", "=", "deliveries.listener_id").onRef("webhooks.user_id", "=", "deliveries.user_id"))
+      .leftJoin("webhooks", (join) =>
+        join.onRef("webhooks.id", "=", "deliveries.listener_id").onRef("webhooks.user_id", "=", "deliveries.user_id"),
+      )
       .selectAll("deliveries")
       .select([
         "webhooks.id as wh_id",

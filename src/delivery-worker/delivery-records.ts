@@ -36,7 +36,15 @@ function attemptRow(deliveryId: string, attempt: AttemptRecord) {
   };
 }
 
-const insertAttempts = rowInserter("delivery_attempts", { id: true, delivery_id: true, attempted_at: true, status_code: true, duration_ms: true, response_excerpt: true, error: true });
+const insertAttempts = rowInserter("delivery_attempts", {
+  id: true,
+  delivery_id: true,
+  attempted_at: true,
+  status_code: true,
+  duration_ms: true,
+  response_excerpt: true,
+  error: true,
+});
 
 export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord): Promise<void> {
   await db.insertInto("delivery_attempts").values(attemptRow(deliveryId, attempt)).execute();
@@ -55,38 +63,52 @@ export interface Success {
  * leaves either all three (done) or none (the job runs again: at least once).
  */
 export function successRecorder(db: Kysely<Database>, now: () => number): Batcher<Success> {
-  return createBatcher(async (items) => {
-    const attempts = items.map((item) => attemptRow(item.deliveryId, item.attempt));
-    const ids = items.map((item) => item.deliveryId);
-    const jobs = items.flatMap((item) => (item.job ? [item.job] : []));
-    const at = now();
-    const succeeded = { status: "succeeded" as const, attempts: sql<number>`attempts + 1`, last_attempt_at: at, next_attempt_at: null, updated_at: at };
-    // PostgreSQL: one statement (data-modifying CTEs, one round trip); SQLite: one transaction.
-    if (storageOf(db).writesInWith) {
-      const recorded = db.with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts));
-      if (jobs.length === 0) {
-        await recorded.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+  return createBatcher(
+    async (items) => {
+      const attempts = items.map((item) => attemptRow(item.deliveryId, item.attempt));
+      const ids = items.map((item) => item.deliveryId);
+      const jobs = items.flatMap((item) => (item.job ? [item.job] : []));
+      const at = now();
+      const succeeded = {
+        status: "succeeded" as const,
+        attempts: sql<number>`attempts + 1`,
+        last_attempt_at: at,
+        next_attempt_at: null,
+        updated_at: at,
+      };
+      // PostgreSQL: one statement (data-modifying CTEs, one round trip); SQLite: one transaction.
+      if (storageOf(db).writesInWith) {
+        const recorded = db.with("recorded", (qc) => qc.insertInto("delivery_attempts").values(attempts));
+        if (jobs.length === 0) {
+          await recorded.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+          return;
+        }
+        await recorded
+          .with("completed", (qc) =>
+            qc
+              .deleteFrom("jobs")
+              .where(
+                "id",
+                "in",
+                jobs.map((job) => job.id),
+              )
+              .where("lease_token", "in", [...new Set(jobs.map((job) => job.token))]),
+          )
+          .updateTable("deliveries")
+          .set(succeeded)
+          .where("id", "in", ids)
+          .execute();
         return;
       }
-      await recorded
-        .with("completed", (qc) =>
-          qc
-            .deleteFrom("jobs")
-            .where("id", "in", jobs.map((job) => job.id))
-            .where("lease_token", "in", [...new Set(jobs.map((job) => job.token))]),
-        )
-        .updateTable("deliveries")
-        .set(succeeded)
-        .where("id", "in", ids)
-        .execute();
-      return;
-    }
-    await db.transaction().execute(async (tx) => {
-      await insertAttempts.execute(tx, attempts);
-      await tx.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
-      await completeJobs(tx, jobs);
-    });
-  }, 200, SUCCESS_LINGER_MS);
+      await db.transaction().execute(async (tx) => {
+        await insertAttempts.execute(tx, attempts);
+        await tx.updateTable("deliveries").set(succeeded).where("id", "in", ids).execute();
+        await completeJobs(tx, jobs);
+      });
+    },
+    200,
+    SUCCESS_LINGER_MS,
+  );
 }
 
 export async function setDeliveryState(
@@ -96,7 +118,13 @@ export async function setDeliveryState(
 ): Promise<void> {
   await db
     .updateTable("deliveries")
-    .set({ status: change.status, attempts: change.attempts, last_attempt_at: change.lastAttemptAt, next_attempt_at: change.nextAttemptAt, updated_at: change.now })
+    .set({
+      status: change.status,
+      attempts: change.attempts,
+      last_attempt_at: change.lastAttemptAt,
+      next_attempt_at: change.nextAttemptAt,
+      updated_at: change.now,
+    })
     .where("id", "=", delivery.id)
     .execute();
 }

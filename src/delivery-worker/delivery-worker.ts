@@ -72,7 +72,10 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
             active: Number(row.wh_active),
             signing_secret: row.wh_signing_secret!,
             previous_secret: row.wh_previous_secret ?? null,
-            previous_secret_expires_at: row.wh_previous_secret_expires_at === null || row.wh_previous_secret_expires_at === undefined ? null : Number(row.wh_previous_secret_expires_at),
+            previous_secret_expires_at:
+              row.wh_previous_secret_expires_at === null || row.wh_previous_secret_expires_at === undefined
+                ? null
+                : Number(row.wh_previous_secret_expires_at),
           };
     return toWebhook(row, webhook, job);
   }
@@ -82,7 +85,13 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     if (!webhook || webhook.active !== 1) {
       const error = webhook ? "webhook is inactive" : "webhook was deleted";
       await recordAttempt(ctx.db, delivery.id, { attemptedAt: now, durationMs: 0, error });
-      await setDeliveryState(ctx.db, delivery, { status: "failed", attempts: delivery.attempts, lastAttemptAt: now, nextAttemptAt: null, now });
+      await setDeliveryState(ctx.db, delivery, {
+        status: "failed",
+        attempts: delivery.attempts,
+        lastAttemptAt: now,
+        nextAttemptAt: null,
+        now,
+      });
       ctx.metrics.delivery("webhook", "failed");
       return;
     }
@@ -101,7 +110,13 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     // the next one while the outcome is written.
     job.releaseKey?.();
     if (job.signal?.aborted && outcome.status === undefined) return { retryAt: ctx.clock.now() }; // shutdown: not an attempt
-    const attempt: AttemptRecord = { attemptedAt: now, statusCode: outcome.status, durationMs: outcome.durationMs, responseExcerpt: outcome.responseExcerpt, error: outcome.error };
+    const attempt: AttemptRecord = {
+      attemptedAt: now,
+      statusCode: outcome.status,
+      durationMs: outcome.durationMs,
+      responseExcerpt: outcome.responseExcerpt,
+      error: outcome.error,
+    };
     // What the answer does to the webhook (410 Gone disables it) is the domain's to decide.
     const finalReason = await disableGoneWebhook({ ctx, input: { webhookId: webhook.id, status: outcome.status } });
     return settle(delivery, attempt, isSuccess(outcome), finalReason, outcome.retryAfterMs, job);
@@ -119,7 +134,13 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     const complete = async (tx: Kysely<Database>) => {
       await job.complete?.(tx);
       await recordAttempt(tx, delivery.id, { attemptedAt: now, durationMs: performance.now() - started });
-      await setDeliveryState(tx, delivery, { status: "succeeded", attempts: delivery.attempts + 1, lastAttemptAt: now, nextAttemptAt: null, now: ctx.clock.now() });
+      await setDeliveryState(tx, delivery, {
+        status: "succeeded",
+        attempts: delivery.attempts + 1,
+        lastAttemptAt: now,
+        nextAttemptAt: null,
+        now: ctx.clock.now(),
+      });
       completedInTransaction = true;
     };
     try {
@@ -136,15 +157,29 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
           complete,
         }),
       );
-      if (completedInTransaction) return void ctx.metrics.delivery(listenerKind(delivery), "succeeded", ctx.clock.now() - Number(delivery.created_at));
+      if (completedInTransaction)
+        return void ctx.metrics.delivery(listenerKind(delivery), "succeeded", ctx.clock.now() - Number(delivery.created_at));
     } catch (thrown) {
       error = toError(thrown).message || "listener handler failed";
     }
-    return settle(delivery, { attemptedAt: now, durationMs: performance.now() - started, error }, error === undefined, undefined, undefined);
+    return settle(
+      delivery,
+      { attemptedAt: now, durationMs: performance.now() - started, error },
+      error === undefined,
+      undefined,
+      undefined,
+    );
   }
 
   /** Records the attempt and moves the delivery to succeeded, failed, or its next retry. */
-  async function settle(delivery: DeliveriesTable, attempt: AttemptRecord, ok: boolean, finalReason: string | undefined, retryAfterMs: number | undefined, job?: Job): Promise<Result> {
+  async function settle(
+    delivery: DeliveriesTable,
+    attempt: AttemptRecord,
+    ok: boolean,
+    finalReason: string | undefined,
+    retryAfterMs: number | undefined,
+    job?: Job,
+  ): Promise<Result> {
     const now = ctx.clock.now();
     const attempts = delivery.attempts + 1;
     if (ok) {
@@ -156,16 +191,28 @@ export function registerDeliveryWorker(options: DeliveryWorkerOptions): { stop()
     await recordAttempt(ctx.db, delivery.id, attempt);
     const delay = finalReason ? undefined : nextRetryDelayMs(ctx.config.webhookRetryScheduleSeconds, attempts, retryAfterMs);
     if (delay === undefined) {
-      await setDeliveryState(ctx.db, delivery, { status: "failed", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: null, now });
+      await setDeliveryState(ctx.db, delivery, {
+        status: "failed",
+        attempts,
+        lastAttemptAt: attempt.attemptedAt,
+        nextAttemptAt: null,
+        now,
+      });
       ctx.metrics.delivery(listenerKind(delivery), "failed");
       const reason = finalReason ?? `no success after ${attempts} attempt${attempts === 1 ? "" : "s"} (last: ${describe(attempt)})`;
-      await reportExhaustedDelivery(ctx, delivery, { attempts, lastStatus: attempt.statusCode, lastError: attempt.error, reason }).catch((err) =>
-        ctx.logger.error({ err, deliveryId: delivery.id }, "could not report a failed delivery"),
+      await reportExhaustedDelivery(ctx, delivery, { attempts, lastStatus: attempt.statusCode, lastError: attempt.error, reason }).catch(
+        (err) => ctx.logger.error({ err, deliveryId: delivery.id }, "could not report a failed delivery"),
       );
       return;
     }
     const retryAt = now + delay;
-    await setDeliveryState(ctx.db, delivery, { status: "pending", attempts, lastAttemptAt: attempt.attemptedAt, nextAttemptAt: retryAt, now });
+    await setDeliveryState(ctx.db, delivery, {
+      status: "pending",
+      attempts,
+      lastAttemptAt: attempt.attemptedAt,
+      nextAttemptAt: retryAt,
+      now,
+    });
     ctx.metrics.delivery(listenerKind(delivery), "retried");
     return { retryAt };
   }

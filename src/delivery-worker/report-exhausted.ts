@@ -41,7 +41,10 @@ export async function reportExhaustedDelivery(ctx: Ctx, delivery: DeliveriesTabl
   if (!(await isOwnedBy(ctx, { userId: delivery.user_id }, delivery.emitter_id))) return;
   const report = exhaustedErrorEvent(delivery, info);
   // A workflow's $errors events have the spec's shape (delivery-failure.ts).
-  const event = kindOfId(delivery.emitter_id) === "workflow" ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport) : report;
+  const event =
+    kindOfId(delivery.emitter_id) === "workflow"
+      ? await asWorkflowDeliveryError(ctx, delivery.emitter_id, report as DeliveryFailureReport)
+      : report;
   await withDeliveryHops(delivery.hops + 1, () =>
     retryOnEventIdClash(() =>
       ctx.db.transaction().execute((trx) =>

@@ -3,7 +3,12 @@
 const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 
 /** Milliseconds before the next attempt after `attempts` attempts, or undefined when exhausted. */
-export function nextRetryDelayMs(schedule: number[], attempts: number, retryAfterMs: number | undefined, random: () => number = Math.random): number | undefined {
+export function nextRetryDelayMs(
+  schedule: number[],
+  attempts: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number | undefined {
   const base = schedule[attempts - 1];
   if (base === undefined) return undefined;
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);

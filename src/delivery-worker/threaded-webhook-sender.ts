@@ -14,7 +14,14 @@
 // paired runs), and with nothing else to do the loop has the CPU to spare. At most one
 // request at a time is sent that way.
 import { Worker } from "node:worker_threads";
-import { createWebhookSender, type StopSignal, type WebhookOutcome, type WebhookRequest, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
+import {
+  createWebhookSender,
+  type StopSignal,
+  type WebhookOutcome,
+  type WebhookRequest,
+  type WebhookSender,
+  type WebhookSenderOptions,
+} from "./webhook-sender.js";
 
 /** A request as it crosses to the thread: without the signal, which cannot be sent. */
 export type ThreadRequest = Omit<WebhookRequest, "signal">;
@@ -69,7 +76,11 @@ export function createThreadedWebhookSender(options: ThreadedSenderOptions): Web
     started.on("exit", () => {
       if (thread === started) thread = undefined;
       for (const [id, entry] of pending) {
-        if (entry.sent) settle(id, { durationMs: Math.round(performance.now() - entry.started), error: closed ? SHUTDOWN_ERROR : "the webhook sender thread exited" });
+        if (entry.sent)
+          settle(id, {
+            durationMs: Math.round(performance.now() - entry.started),
+            error: closed ? SHUTDOWN_ERROR : "the webhook sender thread exited",
+          });
       }
       if (outbox.length > 0 && !closed) scheduleFlush();
     });

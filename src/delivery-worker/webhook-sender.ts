@@ -5,7 +5,13 @@
 // costs the service far less CPU per request than node:http's client.
 import { Agent, type Dispatcher } from "undici";
 import { BoundedCache } from "../lib/bounded-cache.js";
-import { EGRESS_REFUSED_ATTEMPT_ERROR, guardedLookup, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "../egress/egress-guard.js";
+import {
+  EGRESS_REFUSED_ATTEMPT_ERROR,
+  guardedLookup,
+  normalizeHostLiteral,
+  refusedLiteralHost,
+  type AddressSet,
+} from "../egress/egress-guard.js";
 import { systemHostAddresses } from "../egress/host-addresses.js";
 import { parseRetryAfter } from "./retry-policy.js";
 import { signatureHeader } from "./signature.js";
@@ -166,7 +172,8 @@ class WebhookExchange implements Dispatcher.DispatchHandlers {
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     this.status = statusCode;
     for (let i = 0; i < rawHeaders.length; i += 2) {
-      if (rawHeaders[i]!.length === 11 && rawHeaders[i]!.toString("latin1").toLowerCase() === "retry-after") this.retryAfter = rawHeaders[i + 1]!.toString("latin1");
+      if (rawHeaders[i]!.length === 11 && rawHeaders[i]!.toString("latin1").toLowerCase() === "retry-after")
+        this.retryAfter = rawHeaders[i + 1]!.toString("latin1");
     }
     return true;
   }
@@ -198,7 +205,15 @@ class WebhookExchange implements Dispatcher.DispatchHandlers {
   private complete(stopReading: boolean): void {
     if (this.settled) return;
     const excerpt = Buffer.concat(this.chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
-    this.finish({ status: this.status, durationMs: this.elapsed(), responseExcerpt: excerpt, retryAfterMs: parseRetryAfter(this.retryAfter, Date.now()) }, stopReading);
+    this.finish(
+      {
+        status: this.status,
+        durationMs: this.elapsed(),
+        responseExcerpt: excerpt,
+        retryAfterMs: parseRetryAfter(this.retryAfter, Date.now()),
+      },
+      stopReading,
+    );
   }
 
   private finish(outcome: WebhookOutcome, stopRequest: boolean): void {

@@ -7,7 +7,12 @@ import { describeIdOf, EMITTER_GLOBS, EMITTER_KINDS, kindOfId, LISTENER_KINDS, o
 export async function isOwnedBy(ctx: Ctx, actor: Actor, id: string): Promise<boolean> {
   const kind = kindOfId(id);
   if (!kind) return false;
-  const row = await ctx.db.selectFrom(RESOURCE_KINDS[kind].table).select("id").where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom(RESOURCE_KINDS[kind].table)
+    .select("id")
+    .where("id", "=", id)
+    .where("user_id", "=", actor.userId)
+    .executeTakeFirst();
   return Boolean(row);
 }
 

@@ -12,7 +12,9 @@ type NamedTable = "sources" | "workflows";
  * cannot both see it free (PostgreSQL; SQLite runs its transactions one at a time).
  */
 async function lockAccount(tx: Kysely<Database>, userId: string): Promise<void> {
-  await storageOf(tx).lockForUpdate(tx.selectFrom("users").select("id").where("id", "=", userId)).execute();
+  await storageOf(tx)
+    .lockForUpdate(tx.selectFrom("users").select("id").where("id", "=", userId))
+    .execute();
 }
 
 /** The names of the account's `table` that are `wanted` or start with `wanted-`. */
@@ -41,6 +43,12 @@ export async function unusedName(tx: Kysely<Database>, table: NamedTable, userId
  * workflows uses is refused (409) rather than quietly suffixed, since the caller chose it.
  */
 export async function assertNameFree(db: Kysely<Database>, table: NamedTable, userId: string, name: string, id: string): Promise<void> {
-  const taken = await db.selectFrom(table).select("id").where("user_id", "=", userId).where("name", "=", name).where("id", "!=", id).executeTakeFirst();
+  const taken = await db
+    .selectFrom(table)
+    .select("id")
+    .where("user_id", "=", userId)
+    .where("name", "=", name)
+    .where("id", "!=", id)
+    .executeTakeFirst();
   if (taken) throw new ServiceError("CONFLICT", `the name "${name}" is taken by ${taken.id}: choose another`);
 }

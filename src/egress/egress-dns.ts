@@ -37,7 +37,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function sendFailure(res: ServerResponse, failure: EgressFailure): void {
-  const body: DnsFailureBody = { error: { code: failure.code, syscall: failure.syscall, message: failure.message, address: failure.address } };
+  const body: DnsFailureBody = {
+    error: { code: failure.code, syscall: failure.syscall, message: failure.message, address: failure.address },
+  };
   send(res, failure.status, body, failureHeaders(failure) as Record<string, string>);
 }
 
@@ -89,7 +91,12 @@ async function answer(settings: DnsSettings, url: URL): Promise<unknown> {
       const rrtype = (url.searchParams.get("rrtype") ?? "A").toUpperCase();
       if (!RRTYPES.has(rrtype)) throw new BadQuery("unsupported rrtype");
       const ttl = url.searchParams.get("ttl") === "1";
-      const records = ttl && rrtype === "A" ? await resolver.resolve4(host, { ttl }) : ttl && rrtype === "AAAA" ? await resolver.resolve6(host, { ttl }) : await resolver.resolve(host, rrtype);
+      const records =
+        ttl && rrtype === "A"
+          ? await resolver.resolve4(host, { ttl })
+          : ttl && rrtype === "AAAA"
+            ? await resolver.resolve6(host, { ttl })
+            : await resolver.resolve(host, rrtype);
       if (rrtype === "A" || rrtype === "AAAA" || rrtype === "ANY") checkRecords(host, records, settings);
       return { records };
     }

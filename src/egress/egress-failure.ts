@@ -3,7 +3,15 @@
 // a header, so the runner can rebuild the error Node itself would have raised.
 import type { OutgoingHttpHeaders } from "node:http";
 import { EgressRefusedError } from "./egress-guard.js";
-import { ADDRESS_HEADER, EGRESS_REFUSED, EGRESS_TUNNEL_LIMIT, ERROR_HEADER, SYSCALL_HEADER, TUNNEL_LIMIT_HEADER, TUNNEL_LIMIT_MESSAGE } from "./egress-protocol.js";
+import {
+  ADDRESS_HEADER,
+  EGRESS_REFUSED,
+  EGRESS_TUNNEL_LIMIT,
+  ERROR_HEADER,
+  SYSCALL_HEADER,
+  TUNNEL_LIMIT_HEADER,
+  TUNNEL_LIMIT_MESSAGE,
+} from "./egress-protocol.js";
 import { ResolveError } from "./egress-target.js";
 
 export interface EgressFailure {
@@ -16,7 +24,16 @@ export interface EgressFailure {
   limit?: number;
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 502: "Bad Gateway", 504: "Gateway Timeout" };
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  502: "Bad Gateway",
+  504: "Gateway Timeout",
+};
 
 /** The code of a network error; Node's AggregateError (several addresses tried) has its first. */
 function codeOf(error: unknown): string | undefined {
@@ -27,7 +44,8 @@ function codeOf(error: unknown): string | undefined {
 }
 
 export function failureOf(error: unknown): EgressFailure {
-  if (error instanceof EgressRefusedError) return { status: 403, code: EGRESS_REFUSED, address: error.address, message: `${error.message}: ${error.host}` };
+  if (error instanceof EgressRefusedError)
+    return { status: 403, code: EGRESS_REFUSED, address: error.address, message: `${error.message}: ${error.host}` };
   if (error instanceof ResolveError) return { status: 502, code: error.code, syscall: "getaddrinfo", message: error.message };
   const code = codeOf(error) ?? "EGRESS_PROXY_ERROR";
   const message = String((error as Error)?.message ?? error);
@@ -35,7 +53,12 @@ export function failureOf(error: unknown): EgressFailure {
 }
 
 export function tunnelLimit(limit: number): EgressFailure {
-  return { status: 429, code: EGRESS_TUNNEL_LIMIT, limit, message: `${TUNNEL_LIMIT_MESSAGE} (at most ${limit}, SLUICE_MAX_TUNNELS_PER_ACCOUNT)` };
+  return {
+    status: 429,
+    code: EGRESS_TUNNEL_LIMIT,
+    limit,
+    message: `${TUNNEL_LIMIT_MESSAGE} (at most ${limit}, SLUICE_MAX_TUNNELS_PER_ACCOUNT)`,
+  };
 }
 
 export function badRequest(message: string, status = 400): EgressFailure {

@@ -15,7 +15,17 @@ export interface ForwardSettings {
 }
 
 // Headers of one hop (RFC 9110 §7.6.1), never passed on, plus any the Connection header names.
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const named = String(headers.connection ?? "")
@@ -37,12 +47,17 @@ export async function handleForward(settings: ForwardSettings, req: IncomingMess
   } catch {
     return respondFailure(res, badRequest("malformed request target"));
   }
-  if (url.protocol !== "http:") return respondFailure(res, badRequest("only http:// requests are forwarded; tunnel anything else with CONNECT"));
+  if (url.protocol !== "http:")
+    return respondFailure(res, badRequest("only http:// requests are forwarded; tunnel anything else with CONNECT"));
   const target = parseHostPort(url.hostname, url.port || "80");
   if (!target) return respondFailure(res, badRequest("malformed host or port"));
   let addresses;
   try {
-    addresses = await resolveTarget(target.host, { allowPrivate: settings.allowPrivate, lookup: settings.lookup, hostAddresses: settings.hostAddresses });
+    addresses = await resolveTarget(target.host, {
+      allowPrivate: settings.allowPrivate,
+      lookup: settings.lookup,
+      hostAddresses: settings.hostAddresses,
+    });
   } catch (error) {
     return respondFailure(res, failureOf(error));
   }

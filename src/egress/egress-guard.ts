@@ -103,7 +103,7 @@ function formatIPv4(value: number): string {
 function formatIPv6(groups: number[]): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -107,19 +107,23 @@ export function buildEgressProxy(options: EgressProxyOptions): EgressGate & { li
   };
 
   // The Host header means nothing to the proxy, so it is not required.
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false }, (req, res) => {
-    res.on("error", () => res.destroy());
-    const target = req.url ?? "";
-    if (!target.startsWith("/")) return void handleForward({ allowPrivate, lookup, connectTimeoutMs, hostAddresses }, req, res).catch(() => res.destroy());
-    if (req.method !== "GET") return respondFailure(res, { ...badRequest("DNS queries are GET requests"), status: 405 });
-    let url: URL;
-    try {
-      url = new URL(target, "http://egress-proxy");
-    } catch {
-      return respondFailure(res, badRequest("malformed request target"));
-    }
-    void handleDns({ allowPrivate, lookup, resolver, hostAddresses }, url, res).catch(() => res.destroy());
-  });
+  const server = http.createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requireHostHeader: false },
+    (req, res) => {
+      res.on("error", () => res.destroy());
+      const target = req.url ?? "";
+      if (!target.startsWith("/"))
+        return void handleForward({ allowPrivate, lookup, connectTimeoutMs, hostAddresses }, req, res).catch(() => res.destroy());
+      if (req.method !== "GET") return respondFailure(res, { ...badRequest("DNS queries are GET requests"), status: 405 });
+      let url: URL;
+      try {
+        url = new URL(target, "http://egress-proxy");
+      } catch {
+        return respondFailure(res, badRequest("malformed request target"));
+      }
+      void handleDns({ allowPrivate, lookup, resolver, hostAddresses }, url, res).catch(() => res.destroy());
+    },
+  );
   server.on("connection", track);
   server.on("connect", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     void handleConnect({ ...tunnelSettings, track }, ownerOf.get(req.socket) ?? shared, req, socket, head).catch(() => socket.destroy());
@@ -140,7 +144,10 @@ export function buildEgressProxy(options: EgressProxyOptions): EgressGate & { li
   });
   listening.catch(() => {});
   // Later server errors (a failed accept when out of file descriptors) fail only that client.
-  listening.then(() => server.on("error", () => {}), () => {});
+  listening.then(
+    () => server.on("error", () => {}),
+    () => {},
+  );
 
   function openDoor(account: string): EgressDoor {
     if (!options.doorsDir) throw new Error("the egress proxy has no doorsDir to open doors in");

@@ -7,7 +7,11 @@ import dns from "node:dns";
 import { EgressRefusedError, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost, type AddressSet } from "./egress-guard.js";
 
 /** A dns.lookup-compatible function; only the `{ all: true }` form is used. */
-export type LookupFunction = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type LookupFunction = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export const systemLookup: LookupFunction = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 

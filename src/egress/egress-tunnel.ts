@@ -66,7 +66,13 @@ export function connectUpstream(host: string, port: number, addresses: LookupAdd
 }
 
 /** `owner` is the runner whose door the request came through. */
-export async function handleConnect(settings: TunnelSettings, owner: TunnelOwner, req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+export async function handleConnect(
+  settings: TunnelSettings,
+  owner: TunnelOwner,
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+): Promise<void> {
   // The client may go away or misbehave at any point: its errors only end the tunnel.
   client.on("error", () => client.destroy());
   const target = parseAuthority(req.url ?? "");
@@ -80,7 +86,12 @@ export async function handleConnect(settings: TunnelSettings, owner: TunnelOwner
   client.pause();
   let upstream: net.Socket;
   try {
-    const addresses = await resolveTarget(target.host, { allowPrivate: settings.allowPrivate, lookup: settings.lookup, family: requestedFamily(req), hostAddresses: settings.hostAddresses });
+    const addresses = await resolveTarget(target.host, {
+      allowPrivate: settings.allowPrivate,
+      lookup: settings.lookup,
+      family: requestedFamily(req),
+      hostAddresses: settings.hostAddresses,
+    });
     if (client.destroyed) return;
     upstream = await connectUpstream(connectHost(target.host, addresses), target.port, addresses, settings.connectTimeoutMs);
   } catch (error) {
@@ -97,7 +108,9 @@ export async function handleConnect(settings: TunnelSettings, owner: TunnelOwner
   // Reads and writes of the upstream socket both restart its timer, so this is idle both ways.
   upstream.setTimeout(settings.idleMs, () => client.destroy());
   const family = upstream.remoteFamily === "IPv6" ? 6 : 4;
-  client.write(`HTTP/1.1 200 Connection Established\r\n${ADDRESS_HEADER}: ${upstream.remoteAddress}\r\n${PORT_HEADER}: ${upstream.remotePort}\r\n${FAMILY_HEADER}: ${family}\r\n\r\n`);
+  client.write(
+    `HTTP/1.1 200 Connection Established\r\n${ADDRESS_HEADER}: ${upstream.remoteAddress}\r\n${PORT_HEADER}: ${upstream.remotePort}\r\n${FAMILY_HEADER}: ${family}\r\n\r\n`,
+  );
   const relay = (first: Buffer) => {
     if (first.length > 0) upstream.write(first);
     client.pipe(upstream);

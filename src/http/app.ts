@@ -40,7 +40,11 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     trustProxy: config.trustProxy,
     // The public endpoints of sources, workflows and apphooks are served in front of Fastify
     // (ADR 0019); apphook requests feed sources and are counted with theirs.
-    serverFactory: serverFactory(publicEndpointServer([sources, workflows, apphooks], logger, (endpoint, status) => metrics.ingestRequest(endpoint === workflows ? "workflow" : "source", status))),
+    serverFactory: serverFactory(
+      publicEndpointServer([sources, workflows, apphooks], logger, (endpoint, status) =>
+        metrics.ingestRequest(endpoint === workflows ? "workflow" : "source", status),
+      ),
+    ),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     genReqId: newRequestId,
@@ -105,7 +109,10 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
         keyGenerator: (request) => request.actor?.userId ?? request.ip,
         // Thrown by the plugin, so it must be an Error for the error handler to word it.
         errorResponseBuilder: (_request, context) =>
-          Object.assign(new Error(`rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429, code: "LIMIT_EXCEEDED" }),
+          Object.assign(new Error(`rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`), {
+            statusCode: 429,
+            code: "LIMIT_EXCEEDED",
+          }),
       });
       installNulGuard(scope, ["query", "body"]);
       await scope.register(authenticatedRoutes, { services });

@@ -24,7 +24,11 @@ export function createAuthFailures(maxPerMinute: number): AuthFailures {
       const window = current(address, nowMs);
       if (!window || window.failures < maxPerMinute) return;
       const retryAfterSeconds = Math.max(1, Math.ceil((window.start + WINDOW_MS - nowMs) / 1000));
-      throw new ServiceError("LIMIT_EXCEEDED", `too many failed authentications from this address (SLUICE_AUTH_FAILURES_PER_MINUTE=${maxPerMinute}), retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+      throw new ServiceError(
+        "LIMIT_EXCEEDED",
+        `too many failed authentications from this address (SLUICE_AUTH_FAILURES_PER_MINUTE=${maxPerMinute}), retry in ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
+      );
     },
     record(address, nowMs) {
       const window = current(address, nowMs);

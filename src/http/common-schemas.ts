@@ -31,7 +31,7 @@ export const Id = (prefix: string) => Type.String({ minLength: 1, maxLength: 128
 /** Code of the files relative imports of component_code name, by path relative to it (deploys from local files). */
 export const ComponentFiles = Type.Record(Type.String({ minLength: 1, maxLength: 1024 }), Type.String({ maxLength: 1024 * 1024 }), {
   maxProperties: 100,
-  description: "code of the files the code's relative imports name, by path relative to the code (e.g. \"lib/util.js\")",
+  description: 'code of the files the code\'s relative imports name, by path relative to the code (e.g. "lib/util.js")',
 });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -50,5 +50,8 @@ export const errorResponses = {
 
 /** `expand=event` (a comma-separated list) asks for full events in event summaries. */
 export function expandsEvent(expand: string | undefined): boolean {
-  return (expand ?? "").split(",").map((s) => s.trim()).includes("event");
+  return (expand ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .includes("event");
 }

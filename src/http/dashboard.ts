@@ -39,14 +39,16 @@ async function sendFile(reply: FastifyReply, name: string) {
   } catch {
     return reply.status(503).send({ error: "the dashboard is not built: run `npm run build`", code: "UNAVAILABLE" });
   }
-  return reply
-    .header("content-type", type)
-    .header("content-security-policy", DASHBOARD_CSP)
-    .header("x-content-type-options", "nosniff")
-    .header("referrer-policy", "no-referrer")
-    // File names do not change between builds, so the browser asks again each time.
-    .header("cache-control", "no-cache")
-    .send(body);
+  return (
+    reply
+      .header("content-type", type)
+      .header("content-security-policy", DASHBOARD_CSP)
+      .header("x-content-type-options", "nosniff")
+      .header("referrer-policy", "no-referrer")
+      // File names do not change between builds, so the browser asks again each time.
+      .header("cache-control", "no-cache")
+      .send(body)
+  );
 }
 
 export function installDashboard(app: FastifyInstance): void {

@@ -14,10 +14,20 @@ const STATUS: Record<ServiceErrorCode, number> = {
 };
 
 /** Framework and plugin errors speak the same codes as ServiceError where one fits. */
-const CODE_BY_STATUS: Record<number, string> = { 400: "VALIDATION", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 413: "PAYLOAD_TOO_LARGE", 429: "LIMIT_EXCEEDED" };
+const CODE_BY_STATUS: Record<number, string> = {
+  400: "VALIDATION",
+  401: "UNAUTHORIZED",
+  404: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  429: "LIMIT_EXCEEDED",
+};
 
 /** The reply to a ServiceError: its status, body and (for a 429) when to come back. */
-export function serviceErrorReply(error: ServiceError): { status: number; headers: Record<string, string>; body: { error: string; code: ServiceErrorCode } } {
+export function serviceErrorReply(error: ServiceError): {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; code: ServiceErrorCode };
+} {
   // Every 429 tells the client when to come back; a minute when the verb did not say.
   const retryAfter = error.details.retryAfterSeconds ?? (error.code === "LIMIT_EXCEEDED" ? 60 : undefined);
   const headers: Record<string, string> = retryAfter === undefined ? {} : { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) };

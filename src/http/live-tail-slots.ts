@@ -20,7 +20,11 @@ export function createLiveTailSlots(maxPerAccount: number): LiveTailSlots {
     take(userId) {
       const count = open.get(userId) ?? 0;
       if (count >= maxPerAccount) {
-        throw new ServiceError("LIMIT_EXCEEDED", `too many open live tails for this account (SLUICE_MAX_SSE_PER_ACCOUNT=${maxPerAccount}); close one first`, { retryAfterSeconds: 5 });
+        throw new ServiceError(
+          "LIMIT_EXCEEDED",
+          `too many open live tails for this account (SLUICE_MAX_SSE_PER_ACCOUNT=${maxPerAccount}); close one first`,
+          { retryAfterSeconds: 5 },
+        );
       }
       open.set(userId, count + 1);
       let freed = false;

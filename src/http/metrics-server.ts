@@ -4,13 +4,23 @@ import http from "node:http";
 import type { Metrics } from "../lib/metrics.js";
 import { metricsAccess } from "./metrics-access.js";
 
-export async function startMetricsServer(metrics: Metrics, options: { host: string; port: number; token: string | undefined }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  options: { host: string; port: number; token: string | undefined },
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
-    const access = path === "/metrics" && req.method === "GET" ? metricsAccess(req.headers, req.socket.remoteAddress, options.token) : "hidden";
+    const access =
+      path === "/metrics" && req.method === "GET" ? metricsAccess(req.headers, req.socket.remoteAddress, options.token) : "hidden";
     if (access !== "allowed") {
       res.writeHead(access === "unauthorized" ? 401 : 404, { "content-type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify(access === "unauthorized" ? { error: "a valid metrics token is required", code: "UNAUTHORIZED" } : { error: "not found", code: "NOT_FOUND" }));
+      res.end(
+        JSON.stringify(
+          access === "unauthorized"
+            ? { error: "a valid metrics token is required", code: "UNAUTHORIZED" }
+            : { error: "not found", code: "NOT_FOUND" },
+        ),
+      );
       return;
     }
     metrics.registry.metrics().then(
@@ -28,7 +38,10 @@ export async function startMetricsServer(metrics: Metrics, options: { host: stri
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address();
-  const url = typeof address === "object" && address ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : "";
+  const url =
+    typeof address === "object" && address
+      ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
+      : "";
   return {
     url,
     close: () =>

@@ -4,7 +4,12 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 
 function fieldList(value: unknown): Set<string> | undefined {
   if (typeof value !== "string" || value.trim() === "") return undefined;
-  return new Set(value.split(",").map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 function project(resource: unknown, include?: Set<string>, exclude?: Set<string>): unknown {
@@ -35,7 +40,9 @@ export function installProjection(app: FastifyInstance): void {
     if (!payload || typeof payload !== "object" || !("data" in payload)) return payload;
     const { include, exclude } = projectionOf(request);
     if (!include && !exclude) return payload;
-    const data = Array.isArray(payload.data) ? payload.data.map((item: unknown) => project(item, include, exclude)) : project(payload.data, include, exclude);
+    const data = Array.isArray(payload.data)
+      ? payload.data.map((item: unknown) => project(item, include, exclude))
+      : project(payload.data, include, exclude);
     return { ...payload, data };
   });
 }

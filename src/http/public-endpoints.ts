@@ -63,7 +63,11 @@ function targetOf(url: string, prefix: string): Target | undefined {
   if (rawKey === "" || rawKey.length > MAX_KEY_LENGTH) return undefined;
   const key = safeDecode(rawKey);
   if (key === undefined) return undefined;
-  return { key, rawPath: slash < 0 ? "/" : rest.slice(slash), query: q < 0 ? {} : (parseQuery(url.slice(q + 1)) as Record<string, unknown>) };
+  return {
+    key,
+    rawPath: slash < 0 ? "/" : rest.slice(slash),
+    query: q < 0 ? {} : (parseQuery(url.slice(q + 1)) as Record<string, unknown>),
+  };
 }
 
 async function serve(endpoint: PublicEndpoint, target: Target, req: IncomingMessage, res: ServerResponse, logger: Logger): Promise<void> {
@@ -71,7 +75,14 @@ async function serve(endpoint: PublicEndpoint, target: Target, req: IncomingMess
   let record: HttpResponseRecord;
   try {
     const body = await readBody(req, PUBLIC_ENDPOINT_BODY_LIMIT);
-    record = await endpoint.receive({ method: req.method ?? "GET", ...target, url: req.url ?? "/", headers: req.headers, body, clientIp: req.socket.remoteAddress ?? "" });
+    record = await endpoint.receive({
+      method: req.method ?? "GET",
+      ...target,
+      url: req.url ?? "/",
+      headers: req.headers,
+      body,
+      clientIp: req.socket.remoteAddress ?? "",
+    });
   } catch (error) {
     record = errorRecord(error, requestId, logger);
   }
@@ -109,7 +120,8 @@ function errorRecord(error: unknown, requestId: string, logger: Logger): HttpRes
     const { status, headers, body } = serviceErrorReply(error);
     return { status, headers, body: { kind: "json", value: body } };
   }
-  if (error instanceof ExecutionFailedError) return { status: 500, headers: {}, body: { kind: "json", value: { error: error.message, code: error.code } } };
+  if (error instanceof ExecutionFailedError)
+    return { status: 500, headers: {}, body: { kind: "json", value: { error: error.message, code: error.code } } };
   logger.error({ err: error }, "unhandled error");
   return { status: 500, headers: {}, body: { kind: "json", value: internalErrorBody(requestId) } };
 }
@@ -127,7 +139,11 @@ function send(res: ServerResponse, record: HttpResponseRecord, requestId: string
     // A header name or value that HTTP cannot carry (node:http refuses it before writing).
     logger.warn({ err: error }, "a response record had an invalid header");
     const refusal = JSON.stringify({ error: `the response the code gave cannot be sent: ${(error as Error).message}` });
-    res.writeHead(500, { "x-request-id": requestId, "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(refusal) });
+    res.writeHead(500, {
+      "x-request-id": requestId,
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(refusal),
+    });
     res.end(refusal);
     return;
   }

@@ -1,12 +1,6 @@
 // One error family for the domain, mapped to HTTP in one place (src/http/error-handler.ts).
 export type ServiceErrorCode =
-  | "VALIDATION"
-  | "UNAUTHORIZED"
-  | "NOT_FOUND"
-  | "CONFLICT"
-  | "PAYLOAD_TOO_LARGE"
-  | "LIMIT_EXCEEDED"
-  | "UPSTREAM";
+  "VALIDATION" | "UNAUTHORIZED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "LIMIT_EXCEEDED" | "UPSTREAM";
 
 export class ServiceError extends Error {
   constructor(

@@ -53,7 +53,8 @@ export function newTimeOrderedId(prefix: IdPrefix, ms = Date.now()): string {
 /** What every time-ordered id made at `ms` starts with; ids made later sort after it. */
 export function timeOrderedIdStart(prefix: IdPrefix, ms: number): string {
   let time = "";
-  for (let rest = Math.max(0, Math.floor(ms)), i = 0; i < TIME_CHARS; i++, rest = Math.floor(rest / 62)) time = SORTED_DIGITS[rest % 62] + time;
+  for (let rest = Math.max(0, Math.floor(ms)), i = 0; i < TIME_CHARS; i++, rest = Math.floor(rest / 62))
+    time = SORTED_DIGITS[rest % 62] + time;
   return `${prefix}_${time}`;
 }
 

@@ -48,10 +48,30 @@ export function createMetrics(options: { processDefaults?: boolean } = {}): Metr
   if (options.processDefaults ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const httpRequests = new Counter({ name: "sluice_http_requests_total", help: "API requests answered, by route pattern and status class", labelNames: ["route", "status_class"], registers });
-  const ingest = new Counter({ name: "sluice_ingest_requests_total", help: "Requests to the public endpoints of sources (/e/) and workflows (/w/), by status class", labelNames: ["kind", "status_class"], registers });
-  const events = new Counter({ name: "sluice_events_emitted_total", help: "Events stored, by emitter kind and stream class", labelNames: ["emitter", "stream"], registers });
-  const deliveries = new Counter({ name: "sluice_deliveries_total", help: "Delivery attempts, by listener kind and result", labelNames: ["listener", "result"], registers });
+  const httpRequests = new Counter({
+    name: "sluice_http_requests_total",
+    help: "API requests answered, by route pattern and status class",
+    labelNames: ["route", "status_class"],
+    registers,
+  });
+  const ingest = new Counter({
+    name: "sluice_ingest_requests_total",
+    help: "Requests to the public endpoints of sources (/e/) and workflows (/w/), by status class",
+    labelNames: ["kind", "status_class"],
+    registers,
+  });
+  const events = new Counter({
+    name: "sluice_events_emitted_total",
+    help: "Events stored, by emitter kind and stream class",
+    labelNames: ["emitter", "stream"],
+    registers,
+  });
+  const deliveries = new Counter({
+    name: "sluice_deliveries_total",
+    help: "Delivery attempts, by listener kind and result",
+    labelNames: ["listener", "result"],
+    registers,
+  });
   const latency = new Histogram({
     name: "sluice_delivery_latency_seconds",
     help: "From the emit that caused a delivery to its successful (2xx) attempt",
@@ -60,25 +80,52 @@ export function createMetrics(options: { processDefaults?: boolean } = {}): Metr
     registers,
   });
   const runners = new Gauge({ name: "sluice_runner_processes", help: "Runner processes alive", registers });
-  const runs = new Histogram({ name: "sluice_run_duration_seconds", help: "Executions of user code, by kind", labelNames: ["kind"], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers });
-  const runFailures = new Counter({ name: "sluice_run_failures_total", help: "Executions of user code that failed, by kind and failure", labelNames: ["kind", "failure"], registers });
-  const timerLag = new Histogram({ name: "sluice_timer_lag_seconds", help: "How late timers were claimed after their due time", buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60], registers });
+  const runs = new Histogram({
+    name: "sluice_run_duration_seconds",
+    help: "Executions of user code, by kind",
+    labelNames: ["kind"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const runFailures = new Counter({
+    name: "sluice_run_failures_total",
+    help: "Executions of user code that failed, by kind and failure",
+    labelNames: ["kind", "failure"],
+    registers,
+  });
+  const timerLag = new Histogram({
+    name: "sluice_timer_lag_seconds",
+    help: "How late timers were claimed after their due time",
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+    registers,
+  });
 
   // Children bound once: the hot paths index these tables.
-  const byClass = (counter: Counter<string>, labels: Record<string, string>): Child[] => STATUS_CLASSES.map((statusClass) => counter.labels({ ...labels, status_class: statusClass }));
-  const ingestChildren: Record<EmitterKind, Child[]> = { source: byClass(ingest, { kind: "source" }), workflow: byClass(ingest, { kind: "workflow" }) };
+  const byClass = (counter: Counter<string>, labels: Record<string, string>): Child[] =>
+    STATUS_CLASSES.map((statusClass) => counter.labels({ ...labels, status_class: statusClass }));
+  const ingestChildren: Record<EmitterKind, Child[]> = {
+    source: byClass(ingest, { kind: "source" }),
+    workflow: byClass(ingest, { kind: "workflow" }),
+  };
   const eventChildren: Record<EmitterKind, Child[]> = {
     source: STREAM_CLASSES.map((stream) => events.labels({ emitter: "source", stream })),
     workflow: STREAM_CLASSES.map((stream) => events.labels({ emitter: "workflow", stream })),
   };
   const listeners = LISTENER_KINDS;
   const results: DeliveryResult[] = ["succeeded", "retried", "failed"];
-  const deliveryChildren = Object.fromEntries(listeners.map((listener) => [listener, Object.fromEntries(results.map((result) => [result, deliveries.labels({ listener, result })]))])) as Record<ListenerKind, Record<DeliveryResult, Child>>;
-  const latencyChildren = Object.fromEntries(listeners.map((listener) => [listener, latency.labels({ listener })])) as unknown as Record<ListenerKind, Observer>;
+  const deliveryChildren = Object.fromEntries(
+    listeners.map((listener) => [listener, Object.fromEntries(results.map((result) => [result, deliveries.labels({ listener, result })]))]),
+  ) as Record<ListenerKind, Record<DeliveryResult, Child>>;
+  const latencyChildren = Object.fromEntries(listeners.map((listener) => [listener, latency.labels({ listener })])) as unknown as Record<
+    ListenerKind,
+    Observer
+  >;
   const runKinds: RunKind[] = ["source", "workflow", "inspect"];
   const runChildren = Object.fromEntries(runKinds.map((kind) => [kind, runs.labels({ kind })])) as unknown as Record<RunKind, Observer>;
   const failureKinds: FailureKind[] = ["error", "timeout", "memory", "crash"];
-  const failureChildren = Object.fromEntries(runKinds.map((kind) => [kind, Object.fromEntries(failureKinds.map((failure) => [failure, runFailures.labels({ kind, failure })]))])) as Record<RunKind, Record<FailureKind, Child>>;
+  const failureChildren = Object.fromEntries(
+    runKinds.map((kind) => [kind, Object.fromEntries(failureKinds.map((failure) => [failure, runFailures.labels({ kind, failure })]))]),
+  ) as Record<RunKind, Record<FailureKind, Child>>;
   // Route patterns are a fixed set (the app's routes); requests matching none share "unmatched".
   const routeChildren = new Map<string, Child[]>();
 

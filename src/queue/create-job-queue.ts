@@ -8,7 +8,9 @@ import { sqliteQueueDialect } from "./sqlite-queue-dialect.js";
 
 type Tuning = Pick<QueueOptions, "leaseMs" | "pollMs" | "maxAttempts" | "retryBackoffMs">;
 
-export function createJobQueue(options: { store: Pick<Store, "db" | "dialect" | "databaseUrl">; clock: Clock; logger: Logger } & Tuning): DbJobQueue {
+export function createJobQueue(
+  options: { store: Pick<Store, "db" | "dialect" | "databaseUrl">; clock: Clock; logger: Logger } & Tuning,
+): DbJobQueue {
   const { store, clock, logger, leaseMs, pollMs, maxAttempts, retryBackoffMs } = options;
   const dialect = store.dialect === "postgres" ? postgresQueueDialect(store.databaseUrl!, logger) : sqliteQueueDialect;
   return new DbJobQueue({ db: store.db, dialect, clock, logger, leaseMs, pollMs, maxAttempts, retryBackoffMs });

@@ -293,7 +293,15 @@ export class DbJobQueue implements JobQueue {
   private async claim(type: string, limit: number, registration: Registration): Promise<JobsTable[]> {
     const token = `${this.workerId}.${++this.claimCounter}`;
     const { places } = registration;
-    return this.options.dialect.claim(this.options.db, { type, limit, now: this.options.clock.now(), leaseMs: this.leaseMs, token, busyKeys: places.busyKeys(), perKey: places.perKey });
+    return this.options.dialect.claim(this.options.db, {
+      type,
+      limit,
+      now: this.options.clock.now(),
+      leaseMs: this.leaseMs,
+      token,
+      busyKeys: places.busyKeys(),
+      perKey: places.perKey,
+    });
   }
 
   private announceClaim(row: JobsTable, registration: Registration): void {
@@ -352,27 +360,45 @@ export class DbJobQueue implements JobQueue {
     // Running it again could kill this worker too; it is dead instead.
     if (row.attempts > registration.maxAttempts) {
       const lastError = `attempt ${row.attempts - 1} of ${registration.maxAttempts} never finished (its lease ran out: the worker died or lost the job)${row.last_error ? `; the error before: ${row.last_error}` : ""}`;
-      await this.bury(row, token, lastError).catch((error) => this.options.logger.error({ err: error, jobId: row.id }, "could not move a dead job out of the queue"));
+      await this.bury(row, token, lastError).catch((error) =>
+        this.options.logger.error({ err: error, jobId: row.id }, "could not move a dead job out of the queue"),
+      );
       return;
     }
-    const job: Job = { id: row.id, type: row.type, payload: JSON.parse(row.payload), userId: row.user_id, attempts: row.attempts, signal: this.abort.signal, complete, releaseKey, lease: { id: row.id, token } };
+    const job: Job = {
+      id: row.id,
+      type: row.type,
+      payload: JSON.parse(row.payload),
+      userId: row.user_id,
+      attempts: row.attempts,
+      signal: this.abort.signal,
+      complete,
+      releaseKey,
+      lease: { id: row.id, token },
+    };
     let outcome: Awaited<ReturnType<JobHandler>>;
     try {
       outcome = await registration.handler(job);
     } catch (error) {
       const err = toError(error);
       const last = row.attempts >= registration.maxAttempts;
-      if (this.running) this.options.logger.warn({ err, jobId: row.id, type: row.type, attempts: row.attempts }, last ? "job failed" : "job failed; will retry");
-      const failed = last ? this.bury(row, token, err.message) : this.reschedule(row, token, this.options.clock.now() + this.retryBackoffMs(row.attempts), err.message);
+      if (this.running)
+        this.options.logger.warn(
+          { err, jobId: row.id, type: row.type, attempts: row.attempts },
+          last ? "job failed" : "job failed; will retry",
+        );
+      const failed = last
+        ? this.bury(row, token, err.message)
+        : this.reschedule(row, token, this.options.clock.now() + this.retryBackoffMs(row.attempts), err.message);
       await failed.catch(() => undefined);
       return;
     }
     try {
       if (outcome && "retryAt" in outcome) {
-        if (row.attempts >= registration.maxAttempts) await this.bury(row, token, `asked for another attempt after attempt ${row.attempts} of ${registration.maxAttempts}`);
+        if (row.attempts >= registration.maxAttempts)
+          await this.bury(row, token, `asked for another attempt after attempt ${row.attempts} of ${registration.maxAttempts}`);
         else await this.reschedule(row, token, outcome.retryAt, null);
-      }
-      else if (!completedByHandler && !(outcome && "completed" in outcome)) await this.finished.add({ id: row.id, token });
+      } else if (!completedByHandler && !(outcome && "completed" in outcome)) await this.finished.add({ id: row.id, token });
     } catch (error) {
       // The lease runs out and the job is retried: at least once, never lost.
       if (this.running) this.options.logger.error({ err: error, jobId: row.id }, "could not finish job");
@@ -382,7 +408,10 @@ export class DbJobQueue implements JobQueue {
   /** Takes a job that used up its attempts out of the queue (dead-jobs.ts), for an operator to see and retry. */
   private async bury(row: JobsTable, token: string, lastError: string): Promise<void> {
     if (await buryJob(this.options.db, { id: row.id, token }, lastError, this.options.clock.now())) {
-      this.options.logger.error({ jobId: row.id, type: row.type, attempts: row.attempts, lastError }, "job is dead: no attempts left (see GET /v1/admin/jobs?state=dead)");
+      this.options.logger.error(
+        { jobId: row.id, type: row.type, attempts: row.attempts, lastError },
+        "job is dead: no attempts left (see GET /v1/admin/jobs?state=dead)",
+      );
     }
   }
 
@@ -395,7 +424,8 @@ export class DbJobQueue implements JobQueue {
     // Only this job's type can have become due: wake for it alone, not for every type. It
     // waits in the database, so it goes before jobs handed over after it is due.
     const delay = runAt - this.options.clock.now();
-    if (this.running && delay < this.pollMs) setTimeout(() => this.jobsAdded({ types: [row.type], dueNow: true }), Math.max(0, delay)).unref();
+    if (this.running && delay < this.pollMs)
+      setTimeout(() => this.jobsAdded({ types: [row.type], dueNow: true }), Math.max(0, delay)).unref();
   }
 
   /** Extends the leases of jobs still running here, so long handlers are not taken over. */

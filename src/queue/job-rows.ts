@@ -9,7 +9,9 @@ import type { JobLease } from "./job-queue.js";
 // Every job that completes in its handler's transaction runs this (each accepted request and
 // each delivery): prepared once, since building and compiling it with Kysely on every call
 // cost about as much of the event loop as SQLite took to run it.
-const deleteLeasedJob = preparedQuery((db, id: string, token: string) => db.deleteFrom("jobs").where("id", "=", id).where("lease_token", "=", token));
+const deleteLeasedJob = preparedQuery((db, id: string, token: string) =>
+  db.deleteFrom("jobs").where("id", "=", id).where("lease_token", "=", token),
+);
 
 /** Removes one finished job; throws when this worker no longer holds its lease (rolling back the caller's transaction). */
 export async function completeJob(db: Kysely<Database>, lease: JobLease): Promise<void> {
@@ -24,7 +26,11 @@ export async function completeJobs(db: Kysely<Database>, leases: readonly JobLea
   // its own token because every token is unique to one claim.
   await db
     .deleteFrom("jobs")
-    .where("id", "in", leases.map((lease) => lease.id))
+    .where(
+      "id",
+      "in",
+      leases.map((lease) => lease.id),
+    )
     .where("lease_token", "in", [...new Set(leases.map((lease) => lease.token))])
     .execute();
 }
@@ -51,8 +57,16 @@ export async function returnUnstartedJobs(db: Kysely<Database>, rows: readonly J
   await db
     .updateTable("jobs")
     .set({ lease_token: null, locked_until: null, attempts: sql<number>`attempts - 1` })
-    .where("id", "in", rows.map((row) => row.id))
-    .where("lease_token", "in", rows.map((row) => row.lease_token!))
+    .where(
+      "id",
+      "in",
+      rows.map((row) => row.id),
+    )
+    .where(
+      "lease_token",
+      "in",
+      rows.map((row) => row.lease_token!),
+    )
     .execute();
 }
 
@@ -69,7 +83,17 @@ export async function buryJob(db: Kysely<Database>, lease: JobLease, lastError: 
       .expression(
         tx
           .selectFrom("jobs")
-          .select(["id", "type", "payload", "user_id", "concurrency_key", "attempts", sql<string>`cast(${lastError} as text)`.as("last_error"), "created_at", sql<number>`cast(${now} as bigint)`.as("died_at")])
+          .select([
+            "id",
+            "type",
+            "payload",
+            "user_id",
+            "concurrency_key",
+            "attempts",
+            sql<string>`cast(${lastError} as text)`.as("last_error"),
+            "created_at",
+            sql<number>`cast(${now} as bigint)`.as("died_at"),
+          ])
           .where("id", "=", lease.id)
           .where("lease_token", "=", lease.token),
       )

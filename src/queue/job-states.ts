@@ -18,5 +18,10 @@ export async function jobCountsByState(db: Kysely<Database>, nowMs: number): Pro
       sql<number>`(select count(*) from dead_jobs)`.as("dead"),
     ])
     .executeTakeFirst();
-  return { running: Number(row?.running ?? 0), due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), dead: Number(row?.dead ?? 0) };
+  return {
+    running: Number(row?.running ?? 0),
+    due: Number(row?.due ?? 0),
+    scheduled: Number(row?.scheduled ?? 0),
+    dead: Number(row?.dead ?? 0),
+  };
 }

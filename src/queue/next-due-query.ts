@@ -9,7 +9,12 @@ import { CLAIMABLE_AT } from "./queue-dialect.js";
 
 const claimableAt = sql.raw(CLAIMABLE_AT);
 
-export async function queryNextDue(db: Kysely<Database>, type: string, busyKeys: string[], keyRows: (keys: string[]) => RawBuilder<unknown>): Promise<number | null> {
+export async function queryNextDue(
+  db: Kysely<Database>,
+  type: string,
+  busyKeys: string[],
+  keyRows: (keys: string[]) => RawBuilder<unknown>,
+): Promise<number | null> {
   if (busyKeys.length === 0) {
     const { rows } = await sql<{ next: number | null }>`select min(${claimableAt}) as next from jobs where type = ${type}`.execute(db);
     return toMs(rows[0]?.next);

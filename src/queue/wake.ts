@@ -37,7 +37,10 @@ export function signalJobsAdded(signal: WakeSignal): void {
 }
 
 /** The signal for added jobs, from their types, run times and concurrency keys. */
-export function wakeSignalFor(jobs: ReadonlyArray<{ type: string; run_at: number; concurrency_key: string | null }>, now: number): WakeSignal {
+export function wakeSignalFor(
+  jobs: ReadonlyArray<{ type: string; run_at: number; concurrency_key: string | null }>,
+  now: number,
+): WakeSignal {
   const types = new Set<string>();
   const keys = new Set<string>();
   let everyJobKeyed = true;
@@ -53,7 +56,10 @@ export function wakeSignalFor(jobs: ReadonlyArray<{ type: string; run_at: number
 
 /** The NOTIFY payload (JSON, well under PostgreSQL's 8,000 bytes for MAX_SIGNAL_KEYS ids). */
 export function encodeWakeSignal(signal: WakeSignal): string {
-  const payload: { now: boolean; types: readonly string[]; keys?: readonly string[]; origin?: string } = { now: signal.dueNow, types: signal.types };
+  const payload: { now: boolean; types: readonly string[]; keys?: readonly string[]; origin?: string } = {
+    now: signal.dueNow,
+    types: signal.types,
+  };
   if (signal.keys) payload.keys = signal.keys;
   if (signal.origin) payload.origin = signal.origin;
   return JSON.stringify(payload);
@@ -68,7 +74,14 @@ export function decodeWakeSignal(payload: string | undefined): WakeSignal | unde
     return undefined;
   }
   const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
-  if (typeof parsed !== "object" || parsed === null || typeof parsed.now !== "boolean" || !strings(parsed.types) || parsed.types.length === 0) return undefined;
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    typeof parsed.now !== "boolean" ||
+    !strings(parsed.types) ||
+    parsed.types.length === 0
+  )
+    return undefined;
   const signal: WakeSignal = { types: parsed.types, dueNow: parsed.now };
   if (strings(parsed.keys)) signal.keys = parsed.keys;
   if (typeof parsed.origin === "string") signal.origin = parsed.origin;

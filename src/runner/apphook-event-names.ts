@@ -23,6 +23,7 @@ function checkedNames(prop: string, given: unknown): string[] {
   if (!Array.isArray(given) || !given.every((name) => typeof name === "string")) throw new TypeError(`${what} must be an array of strings`);
   const names = [...new Set(given as string[])];
   if (names.length > MAX_EVENT_NAMES) throw new RangeError(`${what} gave ${names.length} names, over the limit of ${MAX_EVENT_NAMES}`);
-  if (names.some((name) => name.length > MAX_EVENT_NAME_LENGTH)) throw new RangeError(`${what} gave a name longer than ${MAX_EVENT_NAME_LENGTH} characters`);
+  if (names.some((name) => name.length > MAX_EVENT_NAME_LENGTH))
+    throw new RangeError(`${what} gave a name longer than ${MAX_EVENT_NAME_LENGTH} characters`);
   return names;
 }

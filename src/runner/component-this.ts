@@ -16,7 +16,6 @@ export interface ExecutionEffects {
   onResponse(response: HttpResponseRecord): void;
 }
 
-
 export function componentThis(
   definition: Record<string, any>,
   input: { props: Record<string, unknown>; context: { sourceId: string; endpointUrl?: string } },

@@ -7,7 +7,16 @@ import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { Readable, type Readable as ReadableStream } from "node:stream";
 import type { DirChanges } from "./protocol/component-execution.js";
-import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, SOURCE_FILES_ERROR, type DirCaps } from "./protocol/dir-rules.js";
+import {
+  bytesOverCap,
+  countedBytes,
+  dirPathProblem,
+  fileFolderClash,
+  filesOverCap,
+  foldersOf,
+  SOURCE_FILES_ERROR,
+  type DirCaps,
+} from "./protocol/dir-rules.js";
 
 export class SourceFilesError extends Error {
   constructor(message: string) {
@@ -102,7 +111,8 @@ export class DirFiles {
 export function normalizeDirPath(path: unknown): string {
   if (typeof path !== "string" || path === "") throw new TypeError("a file path must be a non-empty string");
   const normalized = posix.normalize(path.replace(/^\/+/, ""));
-  if (normalized === "." || normalized.startsWith("../") || normalized === ".." || normalized.endsWith("/")) throw new TypeError(`"${path}" is not a file path inside the folder`);
+  if (normalized === "." || normalized.startsWith("../") || normalized === ".." || normalized.endsWith("/"))
+    throw new TypeError(`"${path}" is not a file path inside the folder`);
   return normalized;
 }
 

@@ -45,7 +45,8 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     if (payload.entry === "eventNames") {
       eventNames = await apphookEventNames(definition, self);
     } else {
-      const fn = payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
+      const fn =
+        payload.entry === "run" ? (typeof definition.run === "function" ? definition.run : emitEvent) : definition.hooks?.[payload.entry];
       if (typeof fn === "function") await fn.call(self, payload.entry === "run" ? payload.event : undefined);
     }
   } catch (thrown) {
@@ -72,7 +73,8 @@ function emitEvent(this: Record<string, any>, event: unknown): void {
 }
 
 export function errorData(thrown: unknown): { kind: "error"; name: string; message: string; stack: string } {
-  if (thrown instanceof Error) return { kind: "error", name: thrown.name, message: thrown.message, stack: cleanStack(String(thrown.stack ?? "")) };
+  if (thrown instanceof Error)
+    return { kind: "error", name: thrown.name, message: thrown.message, stack: cleanStack(String(thrown.stack ?? "")) };
   const message = typeof thrown === "string" ? thrown : safeJson(thrown);
   return { kind: "error", name: "Error", message, stack: "" };
 }

@@ -38,7 +38,16 @@ export function harden(): void {
     if (priority !== undefined && pidOrPriority !== 0 && pidOrPriority !== ownPid) deny("os.setPriority of another process")();
     return priority === undefined ? setPriority(pidOrPriority) : setPriority(pidOrPriority, priority);
   });
-  for (const name of ["binding", "_linkedBinding", "_kill", "_debugProcess", "_debugEnd", "dlopen", "_startProfilerIdleNotifier", "_stopProfilerIdleNotifier"]) {
+  for (const name of [
+    "binding",
+    "_linkedBinding",
+    "_kill",
+    "_debugProcess",
+    "_debugEnd",
+    "dlopen",
+    "_startProfilerIdleNotifier",
+    "_stopProfilerIdleNotifier",
+  ]) {
     lock(process, name, deny(`process.${name}`));
   }
 }

@@ -26,11 +26,19 @@ async function importDefinition(entryPath: string): Promise<Record<string, any>>
     mod = await import(pathToFileURL(entryPath).href);
   } catch (error) {
     const e = error as Error;
-    throw new InvalidComponentError(`the component code could not be loaded: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, { cause: error });
+    throw new InvalidComponentError(`the component code could not be loaded: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, {
+      cause: error,
+    });
   }
   let definition = mod.default;
   // CommonJS that was transpiled from ESM keeps the component on `.default`.
-  if (definition && typeof definition === "object" && typeof definition.run !== "function" && definition.default && typeof definition.default === "object") {
+  if (
+    definition &&
+    typeof definition === "object" &&
+    typeof definition.run !== "function" &&
+    definition.default &&
+    typeof definition.default === "object"
+  ) {
     definition = definition.default;
   }
   if (!definition || typeof definition !== "object") {
@@ -45,10 +53,13 @@ async function importDefinition(entryPath: string): Promise<Record<string, any>>
  */
 export function requireRun(definition: Record<string, any>): void {
   if (typeof definition.run === "function" || hasTimer(definition) || hasEmail(definition)) return;
-  throw new InvalidComponentError("the component has no run() method: a component must define run(event) (only a timer source or an e-mail source may leave it out)");
+  throw new InvalidComponentError(
+    "the component has no run() method: a component must define run(event) (only a timer source or an e-mail source may leave it out)",
+  );
 }
 
-const propsOf = (definition: Record<string, any>): Array<[string, unknown]> => (definition.props && typeof definition.props === "object" ? Object.entries(definition.props as Record<string, unknown>) : []);
+const propsOf = (definition: Record<string, any>): Array<[string, unknown]> =>
+  definition.props && typeof definition.props === "object" ? Object.entries(definition.props as Record<string, unknown>) : [];
 
 export function hasTimer(definition: Record<string, any>): boolean {
   return propsOf(definition).some(([, raw]) => propSpec(raw).type === "$.interface.timer");

@@ -60,7 +60,8 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
   if (type === APPHOOK) {
     if (typeof spec.appProp === "string") prop.appProp = spec.appProp;
     // A function is evaluated per source (it may read props); only a plain list is shown here.
-    if (Array.isArray(spec.eventNames) && spec.eventNames.every((n: unknown) => typeof n === "string")) prop.eventNames = [...spec.eventNames];
+    if (Array.isArray(spec.eventNames) && spec.eventNames.every((n: unknown) => typeof n === "string"))
+      prop.eventNames = [...spec.eventNames];
   }
   if (type === "dir") {
     if (typeof spec.accessMode === "string") prop.accessMode = spec.accessMode;

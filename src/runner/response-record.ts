@@ -8,10 +8,12 @@ export function toResponseRecord(given: unknown, call: string): HttpResponseReco
   const response = (given && typeof given === "object" ? given : {}) as { status?: unknown; headers?: unknown; body?: unknown };
   const status = Number(response.status ?? 200);
   // A 1xx is not a final answer: the client would wait for another one on the same connection.
-  if (!Number.isInteger(status) || status < 200 || status > 599) throw new TypeError(`${call}: status must be a final HTTP status, 200..599, got ${String(response.status)}`);
+  if (!Number.isInteger(status) || status < 200 || status > 599)
+    throw new TypeError(`${call}: status must be a final HTTP status, 200..599, got ${String(response.status)}`);
   const headers: Record<string, string> = {};
   if (response.headers && typeof response.headers === "object") {
-    for (const [name, value] of Object.entries(response.headers as Record<string, unknown>)) if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+    for (const [name, value] of Object.entries(response.headers as Record<string, unknown>))
+      if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
   }
   const body = response.body;
   if (body === undefined || body === null) return { status, headers, body: { kind: "none" } };

@@ -26,9 +26,14 @@ export function emitBudget(limits: RunLimits) {
   let count = 0;
   let bytes = 0;
   return (eventBytes: number) => {
-    if (count + 1 > limits.maxEmits) throw new EmitLimitError(`an execution may emit at most ${limits.maxEmits} events (SLUICE_MAX_EMITS_PER_RUN)`);
-    if (eventBytes > limits.maxEventBytes) throw new EmitLimitError(`an event of ${eventBytes} bytes is over the limit of ${limits.maxEventBytes} bytes (SLUICE_MAX_EVENT_BYTES)`);
-    if (bytes + eventBytes > limits.maxEmitBytes) throw new EmitLimitError(`an execution may emit at most ${limits.maxEmitBytes} bytes of events (SLUICE_MAX_EMIT_BYTES_PER_RUN)`);
+    if (count + 1 > limits.maxEmits)
+      throw new EmitLimitError(`an execution may emit at most ${limits.maxEmits} events (SLUICE_MAX_EMITS_PER_RUN)`);
+    if (eventBytes > limits.maxEventBytes)
+      throw new EmitLimitError(
+        `an event of ${eventBytes} bytes is over the limit of ${limits.maxEventBytes} bytes (SLUICE_MAX_EVENT_BYTES)`,
+      );
+    if (bytes + eventBytes > limits.maxEmitBytes)
+      throw new EmitLimitError(`an execution may emit at most ${limits.maxEmitBytes} bytes of events (SLUICE_MAX_EMIT_BYTES_PER_RUN)`);
     count++;
     bytes += eventBytes;
   };

@@ -62,10 +62,13 @@ async function serve(message: RequestMessage): Promise<void> {
   current = message.id;
   setCurrentExecution(message.id);
   try {
-    const result = await handler(message.payload, { emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }) });
+    const result = await handler(message.payload, {
+      emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }),
+    });
     if (current === message.id) send({ id: message.id, type: "done", result });
   } catch (thrown) {
-    if (current === message.id) send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError } });
+    if (current === message.id)
+      send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError } });
   } finally {
     if (current === message.id) current = undefined;
     // Tunnels asked for from here on (a timer left running) are no execution's: the service

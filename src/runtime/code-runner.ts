@@ -17,9 +17,27 @@ import type {
   PackageEntry,
   RunLimits,
 } from "../runner/protocol/component-execution.js";
-import type { StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "../runner/protocol/workflow-execution.js";
+import type {
+  StepProblem,
+  WorkflowExecuteRequest,
+  WorkflowExecuteResult,
+  WorkflowStepCode,
+} from "../runner/protocol/workflow-execution.js";
 
-export type { CodeOrigin, ComponentMetadata, ConfigurableProp, DirChanges, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord, LogRecord, PackageEntry, RunLimits };
+export type {
+  CodeOrigin,
+  ComponentMetadata,
+  ConfigurableProp,
+  DirChanges,
+  EmitRecord,
+  ExecuteRequest,
+  ExecuteResult,
+  ExecutionFailure,
+  HttpResponseRecord,
+  LogRecord,
+  PackageEntry,
+  RunLimits,
+};
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
@@ -33,6 +51,9 @@ export interface CodeRunner {
   /** Workflows (src/runtime/workflow): checks step code at save time (problems, not throws). */
   checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
   /** Runs a workflow's steps in order; like execute(), resolves for failures of user code. */
-  executeWorkflow(request: WorkflowExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<WorkflowExecuteResult>;
+  executeWorkflow(
+    request: WorkflowExecuteRequest,
+    options?: { onResponse?: (response: HttpResponseRecord) => void },
+  ): Promise<WorkflowExecuteResult>;
   close(): Promise<void>;
 }

@@ -111,7 +111,13 @@ export function runnerSettings(config: Config, sandbox: SandboxChoice): RunnerSe
     packageCacheMb: config.packageCacheMb,
     npmInstallsPerDay: config.npmInstallsPerDay,
     extraCaCertsFile: config.extraCaCertsFile,
-    limits: { maxEmits: config.maxEmitsPerRun, maxEmitBytes: config.maxEmitBytesPerRun, maxEventBytes: config.maxEventBytes, maxDirFiles: config.sourceFilesMax, maxDirBytes: config.sourceFilesBytes },
+    limits: {
+      maxEmits: config.maxEmitsPerRun,
+      maxEmitBytes: config.maxEmitBytesPerRun,
+      maxEventBytes: config.maxEventBytes,
+      maxDirFiles: config.sourceFilesMax,
+      maxDirBytes: config.sourceFilesBytes,
+    },
     maxThreads: config.runMaxThreads,
     maxOpenFiles: config.runMaxOpenFiles,
     maxTunnelsPerAccount: config.maxTunnelsPerAccount,
@@ -128,7 +134,9 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   // Real paths throughout: grants and binds must not pass through a link.
   const dataRuntime = realpathSync(join(settings.dataDir, "runtime"));
   const bwrap = settings.sandbox.mode === "bwrap";
-  const runnerUser = needsRunnerUser(settings.sandbox.mode) ? prepareRunnerUser({ dataDir: settings.dataDir, runtimeData: dataRuntime, app: runnerCode() }) : undefined;
+  const runnerUser = needsRunnerUser(settings.sandbox.mode)
+    ? prepareRunnerUser({ dataDir: settings.dataDir, runtimeData: dataRuntime, app: runnerCode() })
+    : undefined;
   // Packages and modules; the registry of runner processes stays in the data directory.
   const runtimeData = runnerUser?.runtimeData ?? dataRuntime;
   const linkGuard = createPackageLinkGuard(join(runtimeData, "packages"), { openToOthers: runnerUser !== undefined });
@@ -155,17 +163,30 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
 
   // Where the runner finds each thing: neutral paths in the sandbox, real ones without it (the
   // unprivileged user's copy of the runner for a root service).
-  const place = (path: string, neutral: string, folder: boolean): RunnerPlace => (bwrap ? neutralPlace(path, neutral, folder) : samePlace(path, folder));
-  const appPlaces = runnerCode().map(({ host, relative }) => place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runner"));
-  const sharedPlaces = [...appPlaces, ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []), place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true)];
+  const place = (path: string, neutral: string, folder: boolean): RunnerPlace =>
+    bwrap ? neutralPlace(path, neutral, folder) : samePlace(path, folder);
+  const appPlaces = runnerCode().map(({ host, relative }) =>
+    place(runnerUser ? join(runnerUser.appRoot, relative) : host, `${NEUTRAL.app}/${relative}`, relative === "src/runner"),
+  );
+  const sharedPlaces = [
+    ...appPlaces,
+    ...(ca ? [place(ca, NEUTRAL.extraCaCerts, false)] : []),
+    place(join(runtimeData, "packages"), `${NEUTRAL.data}/packages`, true),
+  ];
   const placesOf = (userId: string): RunnerPlace[] => {
     const accountDir = modules.accountDir(userId);
     mkdirSync(accountDir, { recursive: true });
-    return [...sharedPlaces, place(accountDir, `${NEUTRAL.data}/modules/${accountDir.slice(join(runtimeData, "modules").length + 1)}`, true)];
+    return [
+      ...sharedPlaces,
+      place(accountDir, `${NEUTRAL.data}/modules/${accountDir.slice(join(runtimeData, "modules").length + 1)}`, true),
+    ];
   };
   // Paths the service sends runners: any account's folder maps alike, so the shared places and
   // the modules folder as a whole suffice to translate them.
-  const translation = [...sharedPlaces, { host: join(runtimeData, "modules"), runner: bwrap ? `${NEUTRAL.data}/modules` : join(runtimeData, "modules"), folder: true }];
+  const translation = [
+    ...sharedPlaces,
+    { host: join(runtimeData, "modules"), runner: bwrap ? `${NEUTRAL.data}/modules` : join(runtimeData, "modules"), folder: true },
+  ];
   const toRunner = (path: string) => toRunnerPath(translation, path);
   const runnerModules: ModuleStore = { ...modules, prepare: async (input) => toRunner(await modules.prepare(input)) };
 
@@ -174,7 +195,12 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   registry.reapOrphans();
   // Each runner gets a door of its own (bound before launch returns: listen binds synchronously),
   // so the proxy knows whose tunnel it opens: counted per account, closed with the execution.
-  const egress = buildEgressProxy({ ...settings.egress, doorsDir: egressDir, allowPrivateEgress: settings.allowPrivateEgress, maxTunnelsPerAccount: settings.maxTunnelsPerAccount });
+  const egress = buildEgressProxy({
+    ...settings.egress,
+    doorsDir: egressDir,
+    allowPrivateEgress: settings.allowPrivateEgress,
+    maxTunnelsPerAccount: settings.maxTunnelsPerAccount,
+  });
   const doors = new WeakMap<ChildProcess, EgressDoor>();
   const ready = egress.listening;
   const { limits } = settings;
@@ -184,7 +210,11 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
   // Not NODE_EXTRA_CA_CERTS: Node would load the certificates at every runner's start (~35 ms);
   // the runner's TLS loads them once, at its first connection that needs them.
   if (ca) args.push(`--extra-ca-certs=${toRunner(realpathSync(ca))}`);
-  const processLimits = createRunnerLimits({ memoryMb: settings.runMemoryMb, maxThreads: settings.maxThreads, maxOpenFiles: settings.maxOpenFiles });
+  const processLimits = createRunnerLimits({
+    memoryMb: settings.runMemoryMb,
+    maxThreads: settings.maxThreads,
+    maxOpenFiles: settings.maxOpenFiles,
+  });
   const idleCpuSampler = createIdleCpuSampler();
   const launchRunner = createRunnerLauncher({
     sandbox: settings.sandbox,
@@ -262,7 +292,10 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       const outcome = await pool.run(userId, { type: "inspect", payload: { entryPath } }, { timeoutMs: defaultTimeoutMs });
       if (outcome.ok) return outcome.result as ComponentMetadata;
       const { failure } = outcome;
-      if (failure.kind === "error") throw invalid(outcome.validation ? failure.message : `the component code failed while loading: ${failure.name}: ${failure.message}`);
+      if (failure.kind === "error")
+        throw invalid(
+          outcome.validation ? failure.message : `the component code failed while loading: ${failure.name}: ${failure.message}`,
+        );
       throw invalid(`the component code could not be loaded: ${failure.message}`);
     },
 
@@ -274,14 +307,30 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
         entryPath = await runnerModules.prepare(request);
       } catch (error) {
         const message = error instanceof ServiceError ? error.message : String((error as Error)?.message ?? error);
-        return { ...base, error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` }, durationMs: performance.now() - started };
+        return {
+          ...base,
+          error: { kind: "error", name: "ModuleError", message, stack: `ModuleError: ${message}` },
+          durationMs: performance.now() - started,
+        };
       }
-      const payload = { entryPath, entry: request.entry, event: request.event, props: request.props, state: request.state, dir: request.dir, context: request.context };
+      const payload = {
+        entryPath,
+        entry: request.entry,
+        event: request.event,
+        props: request.props,
+        state: request.state,
+        dir: request.dir,
+        context: request.context,
+      };
       const onEvent = (event: unknown) => {
         const response = (event as { response?: HttpResponseRecord })?.response;
         if (response) options.onResponse?.(response);
       };
-      const outcome = await pool.run(request.userId, { type: "execute", payload }, { timeoutMs: request.timeoutMs ?? defaultTimeoutMs, onEvent });
+      const outcome = await pool.run(
+        request.userId,
+        { type: "execute", payload },
+        { timeoutMs: request.timeoutMs ?? defaultTimeoutMs, onEvent },
+      );
       const durationMs = performance.now() - started;
       if (!outcome.ok) return { ...base, error: outcome.failure, durationMs };
       // The result was parsed from the runner's message and nobody else holds it: completed in

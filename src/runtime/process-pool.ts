@@ -58,7 +58,11 @@ export interface IdleCpuOptions {
 export type PoolOutcome = { ok: true; result: unknown } | { ok: false; failure: ExecutionFailure; validation?: boolean };
 
 export interface ProcessPool {
-  run(key: string, request: { type: string; payload: unknown }, options: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome>;
+  run(
+    key: string,
+    request: { type: string; payload: unknown },
+    options: { timeoutMs: number; onEvent?: (event: unknown) => void },
+  ): Promise<PoolOutcome>;
   close(): Promise<void>;
 }
 
@@ -158,7 +162,20 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       onMessage: (message, bytes) => onMessage(runner, message, bytes),
       onViolation: (reason) => violation(runner, reason),
     });
-    const runner: Runner = { key, child, channel, announced: false, ready: false, dead: false, stderr: "", inflight: [], headStartedAt: 0, idleSince: 0, idleCpuMs: 0, unreportedIdleCpuMs: 0 };
+    const runner: Runner = {
+      key,
+      child,
+      channel,
+      announced: false,
+      ready: false,
+      dead: false,
+      stderr: "",
+      inflight: [],
+      headStartedAt: 0,
+      idleSince: 0,
+      idleCpuMs: 0,
+      unreportedIdleCpuMs: 0,
+    };
     if (child.pid !== undefined && options.limits) {
       runner.limits = options.limits.attach(child.pid);
       const idleCpu = options.idleCpu;
@@ -177,7 +194,8 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       if (pid !== undefined) options.registry?.forget(pid);
       cleanup();
       runner.idleMeter?.untrack();
-      const outOfMemory = runner.limits?.exitedForMemory() || /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
+      const outOfMemory =
+        runner.limits?.exitedForMemory() || /heap out of memory|Allocation failed|allocation failure/i.test(runner.stderr);
       void runner.limits?.stop();
       const why = outOfMemory
         ? failure("memory", "the execution ran out of memory and was stopped")
@@ -383,10 +401,15 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     runner.inflight.push(...batch);
     if (wasIdle) startHead(runner);
     const messages = batch.map((job) => ({ id: job.id, type: job.request.type, payload: job.request.payload }));
-    if (!runner.channel.send(messages.length === 1 ? messages[0]! : messages)) kill(runner, { head: failure("crash", "the runner could not be reached") });
+    if (!runner.channel.send(messages.length === 1 ? messages[0]! : messages))
+      kill(runner, { head: failure("crash", "the runner could not be reached") });
   }
 
-  function run(key: string, request: { type: string; payload: unknown }, runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void }): Promise<PoolOutcome> {
+  function run(
+    key: string,
+    request: { type: string; payload: unknown },
+    runOptions: { timeoutMs: number; onEvent?: (event: unknown) => void },
+  ): Promise<PoolOutcome> {
     if (closed) return Promise.resolve({ ok: false, failure: failure("crash", "the runner pool is closed") });
     return new Promise<PoolOutcome>((resolve) => {
       backlogOf(key).push({ id: nextId++, key, request, timeoutMs: runOptions.timeoutMs, onEvent: runOptions.onEvent, settle: resolve });

@@ -82,7 +82,12 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
     const tmp = mkdtempSync(join(tmpdir(), "sluice-run-"));
     if (user) chownSync(tmp, user.uid, user.gid);
     const [command, args] = wrap(process.execPath, nodeArgs(placesOf(key, extras), `${tmp}/`, extras));
-    const child = spawn(command, args, { env: { ...options.env, TMPDIR: tmp }, stdio: STDIO, cwd: tmp, ...(user ? { uid: user.uid, gid: user.gid } : {}) });
+    const child = spawn(command, args, {
+      env: { ...options.env, TMPDIR: tmp },
+      stdio: STDIO,
+      cwd: tmp,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
     return { child, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
   };
 }

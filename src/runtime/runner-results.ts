@@ -4,7 +4,11 @@ import { Type } from "@sinclair/typebox";
 import { compileCheck, ErrorData, type ValueCheck } from "./runner-messages.js";
 import { MAX_EVENT_NAME_LENGTH, MAX_EVENT_NAMES } from "../runner/protocol/component-execution.js";
 
-const Log = Type.Object({ level: Type.Union([Type.Literal("log"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]), message: Type.String(), ts: Type.Number() });
+const Log = Type.Object({
+  level: Type.Union([Type.Literal("log"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
+  message: Type.String(),
+  ts: Type.Number(),
+});
 
 /** A custom HTTP answer: a final status only (1xx would leave the client waiting for another). */
 export const ResponseRecord = Type.Object({
@@ -34,7 +38,9 @@ const ExecuteResult = Type.Object({
   state: Type.Record(Type.String(), Type.Unknown()),
   response: Type.Optional(ResponseRecord),
   dir: Type.Optional(Type.Object({ written: Type.Record(Type.String(), Type.String()), deleted: Type.Array(Type.String()) })),
-  eventNames: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ maxLength: MAX_EVENT_NAME_LENGTH }), { maxItems: MAX_EVENT_NAMES }))),
+  eventNames: Type.Optional(
+    Type.Record(Type.String(), Type.Array(Type.String({ maxLength: MAX_EVENT_NAME_LENGTH }), { maxItems: MAX_EVENT_NAMES })),
+  ),
   error: Type.Optional(ErrorData),
 });
 
@@ -57,7 +63,14 @@ const WorkflowRunResult = Type.Object({
   emits: Type.Array(Type.Unknown()),
   emails: Type.Array(Type.Object({ subject: Type.String(), text: Type.String() })),
   response: Type.Optional(ResponseRecord),
-  stepResults: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), returnValue: Type.Optional(Type.Unknown()), exports: Type.Record(Type.String(), Type.Unknown()) })),
+  stepResults: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      returnValue: Type.Optional(Type.Unknown()),
+      exports: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  ),
   exited: Type.Boolean(),
   failedStepId: Type.Optional(Type.String()),
   error: Type.Optional(ErrorData),

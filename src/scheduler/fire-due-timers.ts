@@ -40,13 +40,15 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, options: FireOpti
   const now = ctx.clock.now();
   const horizon = now + Math.max(0, options.lookaheadMs ?? 0);
   return ctx.db.transaction().execute(async (tx) => {
-    const select = ctx.storage.lockForClaim(tx
-      .selectFrom("sources")
-      .select(["id", "user_id", "next_run_at", "timer_interval_seconds", "timer_cron"])
-      .where("next_run_at", "<=", horizon)
-      .where("active", "=", 1)
-      .orderBy("next_run_at", "asc")
-      .limit(batch));
+    const select = ctx.storage.lockForClaim(
+      tx
+        .selectFrom("sources")
+        .select(["id", "user_id", "next_run_at", "timer_interval_seconds", "timer_cron"])
+        .where("next_run_at", "<=", horizon)
+        .where("active", "=", 1)
+        .orderBy("next_run_at", "asc")
+        .limit(batch),
+    );
     const due = await select.execute();
     if (due.length === 0) return [];
 
@@ -60,12 +62,23 @@ export async function fireDueTimers(ctx: Ctx, queue: JobQueue, options: FireOpti
     // One statement claims the batch: each row moves to its next run only if it still holds
     // the due time this transaction read (compare-and-set), and says so by being returned.
     const byId = (value: (claim: Claim) => number) =>
-      sql<number>`case ${sql.ref("id")} ${sql.join(claims.map((claim) => sql`when ${claim.id} then cast(${value(claim)} as bigint)`), sql` `)} end`;
+      sql<number>`case ${sql.ref("id")} ${sql.join(
+        claims.map((claim) => sql`when ${claim.id} then cast(${value(claim)} as bigint)`),
+        sql` `,
+      )} end`;
     const updated = await tx
       .updateTable("sources")
       .set({ next_run_at: byId((claim) => claim.next) })
-      .where("id", "in", claims.map((claim) => claim.id))
-      .where("next_run_at", "=", byId((claim) => claim.previous))
+      .where(
+        "id",
+        "in",
+        claims.map((claim) => claim.id),
+      )
+      .where(
+        "next_run_at",
+        "=",
+        byId((claim) => claim.previous),
+      )
       .returning("id")
       .execute();
     const won = new Set(updated.map((row) => row.id));

@@ -14,7 +14,17 @@ export interface TimerLoop {
 export const TIMER_TICK_MS = 250;
 export const TIMER_LOOKAHEAD_MS = 1000;
 
-export function startTimerLoop({ ctx, queue, tickMs = TIMER_TICK_MS, lookaheadMs = TIMER_LOOKAHEAD_MS }: { ctx: Ctx; queue: JobQueue; tickMs?: number; lookaheadMs?: number }): TimerLoop {
+export function startTimerLoop({
+  ctx,
+  queue,
+  tickMs = TIMER_TICK_MS,
+  lookaheadMs = TIMER_LOOKAHEAD_MS,
+}: {
+  ctx: Ctx;
+  queue: JobQueue;
+  tickMs?: number;
+  lookaheadMs?: number;
+}): TimerLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();

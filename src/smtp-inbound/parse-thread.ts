@@ -15,7 +15,10 @@ parentPort!.on("message", (job: ToParseThread) => {
       parentPort!.postMessage({
         id: job.id,
         threadId,
-        error: { message: error instanceof Error ? error.message : String(error), invalid: error instanceof ServiceError && error.code === "VALIDATION" },
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          invalid: error instanceof ServiceError && error.code === "VALIDATION",
+        },
       } satisfies FromParseThread),
   );
 });

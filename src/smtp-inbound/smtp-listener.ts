@@ -92,26 +92,30 @@ export async function startSmtpListener(services: Pick<Services, "ctx">, options
   let restart: NodeJS.Timeout | undefined;
 
   function run(port: number): Promise<Running> {
-    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), { workerData: { ...settings, port } satisfies SmtpThreadSettings });
+    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), {
+      workerData: { ...settings, port } satisfies SmtpThreadSettings,
+    });
     const post = (message: ToSmtpThread) => worker.postMessage(message);
     // The address each counted connection took a place under, by session id: given back when
     // the connection closes, or all at once when the thread ends.
     const counted = new Map<string, string>();
     const parses = new Map<number, { resolve: (answer: ParseAnswer) => void }>();
     let nextParse = 1;
-    const parseIn = (message: number): ParseEmail => async (_raw, maxBytes) => {
-      const id = nextParse++;
-      const answer = await new Promise<ParseAnswer>((resolve) => {
-        parses.set(id, { resolve });
-        post({ kind: "parse", id, message, maxBytes });
-      });
-      if ("event" in answer) {
-        onParsed?.(answer.threadId);
-        return answer.event;
-      }
-      const { kind, message: text } = answer.error;
-      throw kind === "busy" ? new ParserBusyError() : kind === "invalid" ? new ServiceError("VALIDATION", text) : new Error(text);
-    };
+    const parseIn =
+      (message: number): ParseEmail =>
+      async (_raw, maxBytes) => {
+        const id = nextParse++;
+        const answer = await new Promise<ParseAnswer>((resolve) => {
+          parses.set(id, { resolve });
+          post({ kind: "parse", id, message, maxBytes });
+        });
+        if ("event" in answer) {
+          onParsed?.(answer.threadId);
+          return answer.event;
+        }
+        const { kind, message: text } = answer.error;
+        throw kind === "busy" ? new ParserBusyError() : kind === "invalid" ? new ServiceError("VALIDATION", text) : new Error(text);
+      };
     const decide = async (question: Question): Promise<Verdict> => {
       switch (question.type) {
         case "connect": {

@@ -36,11 +36,18 @@ export function createSmtpPolicy(ctx: Ctx, logger: Logger, limitsOptions: Omit<C
     return refuse(temporaryFailure());
   };
   return {
-    connect: (address) => (limits.connect(address) ? { ok: true } : { ok: false, code: 421, text: "4.7.0 too many connections from your address; try again later" }),
+    connect: (address) =>
+      limits.connect(address)
+        ? { ok: true }
+        : { ok: false, code: 421, text: "4.7.0 too many connections from your address; try again later" },
     disconnect: (address) => limits.disconnect(address),
-    mailFrom: (address) => (limits.message(address) ? { ok: true } : { ok: false, code: 451, text: "4.7.1 too many messages from your address; try again later" }),
+    mailFrom: (address) =>
+      limits.message(address) ? { ok: true } : { ok: false, code: 451, text: "4.7.1 too many messages from your address; try again later" },
     rcpt: (address) => acceptRecipient({ ctx, input: { address } }).then(() => ({ ok: true }), replyTo),
     receive: (input, parse) =>
-      receiveEmail({ ctx, input: { ...input, raw: HELD_IN_THE_SMTP_THREAD }, parse }).then(() => ({ ok: true, message: "2.0.0 stored" }), replyTo),
+      receiveEmail({ ctx, input: { ...input, raw: HELD_IN_THE_SMTP_THREAD }, parse }).then(
+        () => ({ ok: true, message: "2.0.0 stored" }),
+        replyTo,
+      ),
   };
 }

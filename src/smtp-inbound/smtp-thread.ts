@@ -69,7 +69,12 @@ const parser = createEmailParserPool({
 // An event that cannot fit goes as it is, for the verb to refuse.
 function preFit(event: EmailEvent, message: Held, maxBytes: number): EmailEvent {
   try {
-    const { mail: _mail, ...fitted } = fitEvent(event, { source: message.mailFrom, destination: message.recipients, timestamp: new Date(0).toISOString() }, maxBytes, message.cut);
+    const { mail: _mail, ...fitted } = fitEvent(
+      event,
+      { source: message.mailFrom, destination: message.recipients, timestamp: new Date(0).toISOString() },
+      maxBytes,
+      message.cut,
+    );
     return fitted;
   } catch {
     return event;
@@ -84,7 +89,8 @@ async function parse(id: number, maxBytes: number): Promise<ParseAnswer> {
     const threadOfParse = parsedIn;
     return { event: preFit(event, message, maxBytes), threadId: threadOfParse };
   } catch (error) {
-    const kind = error instanceof ParserBusyError ? "busy" : error instanceof ServiceError && error.code === "VALIDATION" ? "invalid" : "fault";
+    const kind =
+      error instanceof ParserBusyError ? "busy" : error instanceof ServiceError && error.code === "VALIDATION" ? "invalid" : "fault";
     return { error: { message: error instanceof Error ? error.message : String(error), kind } };
   }
 }
@@ -169,7 +175,12 @@ function closeOversized(sessionId: string): void {
 // A listener open to the Internet sees clients vanish mid-conversation all the time.
 const routine = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT"]);
 server.on("error", (error: NodeJS.ErrnoException) =>
-  send({ kind: "log", level: routine.has(error.code ?? "") ? "debug" : "warn", msg: "inbound SMTP connection failed", err: { message: error.message, code: error.code, stack: error.stack } }),
+  send({
+    kind: "log",
+    level: routine.has(error.code ?? "") ? "debug" : "warn",
+    msg: "inbound SMTP connection failed",
+    err: { message: error.message, code: error.code, stack: error.stack },
+  }),
 );
 
 port.on("message", (message: ToSmtpThread) => {

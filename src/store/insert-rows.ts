@@ -17,7 +17,10 @@ export interface RowInserter<T extends keyof Database> {
 }
 
 /** `columns` names every column of the table (the type checks it), in the order they are written. */
-export function rowInserter<T extends keyof Database & string>(table: T, columnSet: Record<keyof Database[T] & string, true>): RowInserter<T> {
+export function rowInserter<T extends keyof Database & string>(
+  table: T,
+  columnSet: Record<keyof Database[T] & string, true>,
+): RowInserter<T> {
   const columns = Object.keys(columnSet) as Array<keyof Database[T] & string>;
   const head = `insert into "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) values `;
   const texts = { sqlite: new Map<number, string>(), postgres: new Map<number, string>() };

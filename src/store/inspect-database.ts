@@ -34,8 +34,12 @@ function inspectSqlite(file: string): DatabaseInspection {
   try {
     db.pragma("busy_timeout = 5000");
     const has = (table: string) => db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table) !== undefined;
-    const applied = has(MIGRATIONS_TABLE) ? (db.prepare(`select name from ${MIGRATIONS_TABLE} order by name`).all() as Array<{ name: string }>).map((r) => r.name) : [];
-    const checks = has("secret_checks") ? (db.prepare("select name, value from secret_checks").all() as Array<{ name: string; value: string }>) : [];
+    const applied = has(MIGRATIONS_TABLE)
+      ? (db.prepare(`select name from ${MIGRATIONS_TABLE} order by name`).all() as Array<{ name: string }>).map((r) => r.name)
+      : [];
+    const checks = has("secret_checks")
+      ? (db.prepare("select name, value from secret_checks").all() as Array<{ name: string; value: string }>)
+      : [];
     return { exists: true, applied, secretChecks: new Map(checks.map((r) => [r.name, r.value])) };
   } finally {
     db.close();
@@ -46,10 +50,16 @@ async function inspectPostgres(url: string): Promise<DatabaseInspection> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
-    const tables = await client.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = current_schema()");
+    const tables = await client.query<{ name: string }>(
+      "select table_name as name from information_schema.tables where table_schema = current_schema()",
+    );
     const has = (table: string) => tables.rows.some((r) => r.name === table);
-    const applied = has(MIGRATIONS_TABLE) ? (await client.query<{ name: string }>(`select name from ${MIGRATIONS_TABLE} order by name`)).rows.map((r) => r.name) : [];
-    const checks = has("secret_checks") ? (await client.query<{ name: string; value: string }>("select name, value from secret_checks")).rows : [];
+    const applied = has(MIGRATIONS_TABLE)
+      ? (await client.query<{ name: string }>(`select name from ${MIGRATIONS_TABLE} order by name`)).rows.map((r) => r.name)
+      : [];
+    const checks = has("secret_checks")
+      ? (await client.query<{ name: string; value: string }>("select name, value from secret_checks")).rows
+      : [];
     return { exists: true, applied, secretChecks: new Map(checks.map((r) => [r.name, r.value])) };
   } finally {
     await client.end();

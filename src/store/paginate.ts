@@ -84,7 +84,11 @@ export async function paginateByCreation<Row extends { created_at: number; id: s
       const [t, k] = decodeCursor(page.after);
       q = q.where(sql<boolean>`(${createdAt} < ${t} or (${createdAt} = ${t} and ${id} < ${k}))`);
     }
-    rows = await q.orderBy(createdAt as any, "desc").orderBy(id as any, "desc").limit(page.limit).execute();
+    rows = await q
+      .orderBy(createdAt as any, "desc")
+      .orderBy(id as any, "desc")
+      .limit(page.limit)
+      .execute();
   }
   return { page_info: pageInfo(rows, total, (r) => [r.created_at, r.id]), data: rows };
 }

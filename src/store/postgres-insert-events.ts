@@ -46,7 +46,17 @@ export async function insertEventsAboveNewest<Row>(
   const text = `${INSERT_SQL}, listening as (${shiftParameters(listening.sql, PARAMETERS)})
     select (select min(ms) from inserted) as ms, (select min(seq) from inserted) as seq,
            (select coalesce(json_agg(l), '[]') from listening l) as listening`;
-  const parameters = [rows.emitterId, rows.first.ms, rows.first.seq, rows.userId, rows.streams, rows.events, rows.metadata, ...listening.parameters];
-  const row = (await db.executeQuery<{ ms: number | string; seq: number | string; listening: Row[] }>(CompiledQuery.raw(text, parameters))).rows[0]!;
+  const parameters = [
+    rows.emitterId,
+    rows.first.ms,
+    rows.first.seq,
+    rows.userId,
+    rows.streams,
+    rows.events,
+    rows.metadata,
+    ...listening.parameters,
+  ];
+  const row = (await db.executeQuery<{ ms: number | string; seq: number | string; listening: Row[] }>(CompiledQuery.raw(text, parameters)))
+    .rows[0]!;
   return { start: { ms: Number(row.ms), seq: Number(row.seq) }, listening: row.listening };
 }

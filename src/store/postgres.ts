@@ -44,7 +44,12 @@ export class PreparingPgClient extends pg.Client {
   override query(...args: unknown[]): any {
     // (text, values) from Kysely, (text, values, callback) from pg.Pool#query.
     const [text, values, callback] = args;
-    if (typeof text === "string" && Array.isArray(values) && values.length > 0 && (args.length === 2 || (args.length === 3 && typeof callback === "function"))) {
+    if (
+      typeof text === "string" &&
+      Array.isArray(values) &&
+      values.length > 0 &&
+      (args.length === 2 || (args.length === 3 && typeof callback === "function"))
+    ) {
       const name = PreparingPgClient.statementName(text);
       if (name) return (super.query as (...rest: unknown[]) => unknown)({ name, text, values }, ...args.slice(2));
     }

@@ -61,7 +61,12 @@ export interface Checkpoints {
  * `betweenTransactions` runs its function on the service's connection when no transaction is
  * open on it (a checkpoint inside one could not copy what that transaction reads).
  */
-export function checkpointInThread(sqlite: SQLite.Database, file: string, betweenTransactions: (fn: () => unknown) => Promise<unknown>, options: CheckpointOptions = {}): Checkpoints {
+export function checkpointInThread(
+  sqlite: SQLite.Database,
+  file: string,
+  betweenTransactions: (fn: () => unknown) => Promise<unknown>,
+  options: CheckpointOptions = {},
+): Checkpoints {
   const startAt = options.startAtWalBytes ?? DEFAULT_START_AT_WAL_BYTES;
   const restartAt = options.restartAtWalBytes ?? DEFAULT_RESTART_AT_WAL_BYTES;
   const threadData: CheckpointThreadData = { file, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS };

@@ -41,7 +41,8 @@ export function openSqlite(dataDir: string, options: { fileName?: string; checkp
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   // Holding Kysely's one connection keeps a pragma out of any transaction it has open.
   const betweenTransactions = <T>(fn: () => T): Promise<T> => db.connection().execute(async () => fn());
-  const checkpoints = options.checkpoints === false ? undefined : checkpointInThread(sqlite, file, betweenTransactions, options.checkpoints);
+  const checkpoints =
+    options.checkpoints === false ? undefined : checkpointInThread(sqlite, file, betweenTransactions, options.checkpoints);
   return {
     db,
     checkpoints,

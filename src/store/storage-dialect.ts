@@ -71,5 +71,7 @@ export function storageOf(db: Kysely<Database> | Kysely<any>): StorageDialect {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof PostgresAdapter) return postgresStorage;
   if (adapter instanceof SqliteAdapter) return sqliteStorage;
-  throw new Error(`no storage dialect for the database adapter ${adapter.constructor.name}: Sluice stores its data in SQLite or PostgreSQL`);
+  throw new Error(
+    `no storage dialect for the database adapter ${adapter.constructor.name}: Sluice stores its data in SQLite or PostgreSQL`,
+  );
 }

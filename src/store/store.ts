@@ -41,7 +41,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     store = { db, dialect: "postgres", storage: postgresStorage, databaseUrl: options.databaseUrl, pool, close: () => db.destroy() };
   } else {
     const { db, close, autoVacuum, freePages } = openSqlite(options.dataDir, { checkpoints: options.checkpoints });
-    if (autoVacuum) options.logger?.info({ ms: autoVacuum.vacuumMs }, `database rewritten once by VACUUM to turn on incremental auto_vacuum (${autoVacuum.vacuumMs} ms)`);
+    if (autoVacuum)
+      options.logger?.info(
+        { ms: autoVacuum.vacuumMs },
+        `database rewritten once by VACUUM to turn on incremental auto_vacuum (${autoVacuum.vacuumMs} ms)`,
+      );
     store = { db, dialect: "sqlite", storage: sqliteStorage, freePages, close };
   }
   try {

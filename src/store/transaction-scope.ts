@@ -30,7 +30,13 @@ const scopes = new WeakMap<Kysely<Database>, TransactionScope>();
  * both inside the transaction; after the commit, its after-commit callbacks.
  */
 export async function inScopedTransaction<T>(db: Kysely<Database>, work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const scope: TransactionScope = { memo: new Map(), beforeCommit: new Map(), deferred: noDeferredWrites(), afterCommit: [], afterRollback: [] };
+  const scope: TransactionScope = {
+    memo: new Map(),
+    beforeCommit: new Map(),
+    deferred: noDeferredWrites(),
+    afterCommit: [],
+    afterRollback: [],
+  };
   let result: T;
   try {
     result = await db.transaction().execute(async (tx) => {

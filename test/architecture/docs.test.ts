@@ -47,7 +47,10 @@ describe("documentation", () => {
   it("docs/configuration.md names every variable the code reads", () => {
     const page = read("docs/configuration.md");
     const read_ = variablesRead();
-    assert.ok(read_.includes("SLUICE_DATA_DIR") && read_.includes("SLUICE_PROFILE"), `the scan of src/config.ts found too little: ${read_.join(", ")}`);
+    assert.ok(
+      read_.includes("SLUICE_DATA_DIR") && read_.includes("SLUICE_PROFILE"),
+      `the scan of src/config.ts found too little: ${read_.join(", ")}`,
+    );
     const missing = read_.filter((name) => !page.includes(`\`${name}\``));
     assert.deepEqual(missing, [], `add a row to docs/configuration.md for: ${missing.join(", ")}`);
   });

@@ -52,7 +52,9 @@ const inside = (file: string, dir: string) => file.startsWith(dir + sep);
 function specifiersOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
   const found: string[] = [];
-  for (const match of text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|^\s*import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|\brequire\(\s*"([^"]+)"\s*\)/gms)) {
+  for (const match of text.matchAll(
+    /^\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|^\s*import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|\brequire\(\s*"([^"]+)"\s*\)/gms,
+  )) {
     found.push((match[1] ?? match[2] ?? match[3] ?? match[4])!);
   }
   return found;
@@ -124,7 +126,10 @@ describe("import structure of src/", () => {
 
   it("places every top-level part in a layer", () => {
     const parts = [...new Set(files.map(partOf))];
-    assert.deepEqual(parts.filter((part) => layerOf(part) < 0), []);
+    assert.deepEqual(
+      parts.filter((part) => layerOf(part) < 0),
+      [],
+    );
   });
 
   it("imports only downward between parts", () => {
@@ -140,7 +145,9 @@ describe("import structure of src/", () => {
   });
 
   it("imports no file only for its side effects", () => {
-    const bare = [...graph].flatMap(([file, imports]) => imports.filter((i) => i.sideEffectOnly).map((i) => `${name(file)} -> ${name(i.target)}`));
+    const bare = [...graph].flatMap(([file, imports]) =>
+      imports.filter((i) => i.sideEffectOnly).map((i) => `${name(file)} -> ${name(i.target)}`),
+    );
     assert.deepEqual(bare, []);
   });
 
@@ -166,7 +173,8 @@ describe("import structure of src/", () => {
     const reaching: string[] = [];
     for (const [file, imports] of graph) {
       if (inside(file, RUNNER)) continue;
-      for (const { target } of imports) if (inside(target, RUNNER) && !inside(target, PROTOCOL)) reaching.push(`${name(file)} -> ${name(target)}`);
+      for (const { target } of imports)
+        if (inside(target, RUNNER) && !inside(target, PROTOCOL)) reaching.push(`${name(file)} -> ${name(target)}`);
     }
     assert.deepEqual(reaching, []);
   });

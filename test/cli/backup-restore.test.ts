@@ -25,7 +25,8 @@ describe("sluice backup and restore [sqlite]", () => {
   const databases: TestDatabase[] = [];
   const servers: RunningServer[] = [];
   const scratch = mkdtempSync(join(tmpdir(), "sluice-backup-"));
-  const env = (database: TestDatabase, extra: Record<string, string> = {}) => cliEnv(database, { SLUICE_SANDBOX: "none", SLUICE_BOOTSTRAP_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn", ...extra });
+  const env = (database: TestDatabase, extra: Record<string, string> = {}) =>
+    cliEnv(database, { SLUICE_SANDBOX: "none", SLUICE_BOOTSTRAP_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn", ...extra });
   const fresh = async () => {
     const database = await createTestDatabase("sqlite");
     databases.push(database);
@@ -37,7 +38,8 @@ describe("sluice backup and restore [sqlite]", () => {
     return server;
   };
   after(async () => {
-    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
+    for (const server of servers)
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
     for (const database of databases) await database.drop();
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -45,13 +47,17 @@ describe("sluice backup and restore [sqlite]", () => {
   it("a backup taken under load restores with every acknowledged event, the accounts and readable credentials", async () => {
     const original = await fresh();
     const server = await serve(original);
-    const api = (method: string, path: string, json?: unknown, key = ADMIN_KEY) => request(`${server.origin}/v1`, method, path, { key, json });
+    const api = (method: string, path: string, json?: unknown, key = ADMIN_KEY) =>
+      request(`${server.origin}/v1`, method, path, { key, json });
     const other = await runCli(["users", "create", "--username", "erin", "--email", "erin@example.test"], env(original), original.dataDir);
     assert.equal(other.code, 0, other.stderr);
     const erin = JSON.parse(other.stdout).data as { id: string; api_key: string };
     const connected = await api("POST", "/accounts", { app: "demo", credentials: { token: SECRET } });
     assert.equal(connected.status, 200, connected.text);
-    const authSource = await api("POST", "/sources", { component_code: fixtureCode("app-auth.mjs"), configured_props: { demo: { authProvisionId: connected.body.data.id } } });
+    const authSource = await api("POST", "/sources", {
+      component_code: fixtureCode("app-auth.mjs"),
+      configured_props: { demo: { authProvisionId: connected.body.data.id } },
+    });
     assert.equal(authSource.status, 200, authSource.text);
     const echo = await api("POST", "/sources", { component_code: EMITTER });
     assert.equal(echo.status, 200, echo.text);
@@ -63,7 +69,11 @@ describe("sluice backup and restore [sqlite]", () => {
     const sendOne = async (): Promise<void> => {
       while (next < REQUESTS) {
         const n = next++;
-        const res = await fetch(`${server.origin}${endpointPath}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+        const res = await fetch(`${server.origin}${endpointPath}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ n }),
+        });
         await res.arrayBuffer();
         if (res.status === 200) acknowledged.add(n);
       }
@@ -95,7 +105,10 @@ describe("sluice backup and restore [sqlite]", () => {
     // Acknowledged requests are durable jobs: the restored server runs any the copy still had queued.
     const emitted = await waitFor(
       async () => {
-        const res = await request(`${again.origin}/v1`, "GET", `/sources/${echo.body.data.id}/event_summaries`, { key: ADMIN_KEY, query: { limit: 100, expand: "event" } });
+        const res = await request(`${again.origin}/v1`, "GET", `/sources/${echo.body.data.id}/event_summaries`, {
+          key: ADMIN_KEY,
+          query: { limit: 100, expand: "event" },
+        });
         const ns = new Set((res.body.data as Array<{ event: { n: number } }>).map((summary) => summary.event.n));
         return [...beforeBackup].every((n) => ns.has(n)) && ns;
       },
@@ -106,7 +119,11 @@ describe("sluice backup and restore [sqlite]", () => {
     const sourceNow = await get(`/sources/${authSource.body.data.id}`);
     const answer = await fetch(sourceNow.body.data.configured_props.http.endpoint_url, { method: "POST" });
     assert.equal(answer.status, 200);
-    assert.deepEqual(((await answer.json()) as { auth: unknown }).auth, { token: SECRET }, "the connected account's credentials decrypt with the restored key");
+    assert.deepEqual(
+      ((await answer.json()) as { auth: unknown }).auth,
+      { token: SECRET },
+      "the connected account's credentials decrypt with the restored key",
+    );
     assert.equal((await again.stop("SIGTERM")).code, 0);
   });
 
@@ -139,7 +156,11 @@ describe("sluice backup and restore [sqlite]", () => {
 
   it("with DATABASE_URL set, says to use pg_dump and keep SLUICE_SECRET_KEY (nothing is contacted)", async () => {
     const database = await fresh();
-    const result = await runCli(["backup", join(scratch, "pg.db")], { ...env(database), DATABASE_URL: "postgres://sluice@127.0.0.1:1/none", SLUICE_SECRET_KEY: TEST_SECRET_KEY }, database.dataDir);
+    const result = await runCli(
+      ["backup", join(scratch, "pg.db")],
+      { ...env(database), DATABASE_URL: "postgres://sluice@127.0.0.1:1/none", SLUICE_SECRET_KEY: TEST_SECRET_KEY },
+      database.dataDir,
+    );
     assert.equal(result.code, 2, result.stdout);
     assert.match(result.stderr, /pg_dump/);
     assert.match(result.stderr, /SLUICE_SECRET_KEY/);

@@ -26,7 +26,8 @@ for (const dialect of DIALECTS) {
       return server;
     };
     after(async () => {
-      for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
+      for (const server of servers)
+        if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
       for (const database of databases) await database.drop();
     });
 
@@ -35,7 +36,11 @@ for (const dialect of DIALECTS) {
       let created: { id: string; username: string; email: string; plan: string; api_key: string };
       before(async () => {
         database = await freshDatabase();
-        const result = await runCli(["users", "create", "--username", "carol", "--email", "carol@example.test", "--plan", "paid"], cliEnv(database), database.dataDir);
+        const result = await runCli(
+          ["users", "create", "--username", "carol", "--email", "carol@example.test", "--plan", "paid"],
+          cliEnv(database),
+          database.dataDir,
+        );
         assert.equal(result.code, 0, result.stderr);
         created = JSON.parse(result.stdout).data;
       });

@@ -43,7 +43,13 @@ describe(`sluice client commands [${dialect}]`, () => {
     writeFileSync(join(dir, "source.mjs"), ENTRY);
     writeFileSync(join(dir, "lib", "shout.js"), SHOUT("!"));
     // XDG_CONFIG_HOME points into the temp folder: nothing of the user's own config is read.
-    env = { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), SLUICE_API_URL: app.origin, SLUICE_API_KEY: account.apiKey };
+    env = {
+      PATH: process.env.PATH ?? "",
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, "config"),
+      SLUICE_API_URL: app.origin,
+      SLUICE_API_KEY: account.apiKey,
+    };
   });
   after(async () => {
     await app.close();
@@ -100,14 +106,20 @@ describe(`sluice client commands [${dialect}]`, () => {
     const listed = await sluice("list", "accounts");
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^ID +APP +NAME +FIELDS +WEBHOOK URL$/m);
-    assert.match(listed.stdout, new RegExp(`^${created.body.data.id} +slack +team +oauth_access_token +${created.body.data.webhook_url}$`, "m"));
+    assert.match(
+      listed.stdout,
+      new RegExp(`^${created.body.data.id} +slack +team +oauth_access_token +${created.body.data.webhook_url}$`, "m"),
+    );
     assert.doesNotMatch(listed.stdout, /xoxb-secret/);
   });
 
   it("an ambiguous name lists the matches and exits 1", async () => {
     // Names are unique per kind (a second "twin" source would be "twin-2"), not across kinds.
     assert.equal((await sluice("deploy", "source.mjs", "--name", "twin")).code, 0);
-    assert.equal((await account.api.post("/workflows", { name: "twin", steps: [{ code: "export default { async run() {} };" }] })).status, 200);
+    assert.equal(
+      (await account.api.post("/workflows", { name: "twin", steps: [{ code: "export default { async run() {} };" }] })).status,
+      200,
+    );
     const result = await sluice("describe", "twin");
     assert.equal(result.code, 1);
     assert.match(result.stderr, /"twin" names 2 resources/);
@@ -163,12 +175,46 @@ describe(`sluice client commands [${dialect}]`, () => {
     // Attempts print as status, duration and error (not "[object Object]").
     const db = app.sluice.services.ctx.db;
     const at = Date.now();
-    await db.insertInto("deliveries").values({ id: "del_cli", user_id: account.id, listener_id: hook.id, emitter_id: source.id, event_id: `${at}-0`, stream: "", event: "{}", hops: 0, status: "failed", attempts: 2, next_attempt_at: null, last_attempt_at: at, created_at: at, updated_at: at }).execute();
+    await db
+      .insertInto("deliveries")
+      .values({
+        id: "del_cli",
+        user_id: account.id,
+        listener_id: hook.id,
+        emitter_id: source.id,
+        event_id: `${at}-0`,
+        stream: "",
+        event: "{}",
+        hops: 0,
+        status: "failed",
+        attempts: 2,
+        next_attempt_at: null,
+        last_attempt_at: at,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
     await db
       .insertInto("delivery_attempts")
       .values([
-        { id: "dla_cli1", delivery_id: "del_cli", attempted_at: at - 1, status_code: 503, duration_ms: 12, response_excerpt: "busy", error: null },
-        { id: "dla_cli2", delivery_id: "del_cli", attempted_at: at, status_code: null, duration_ms: 15000, response_excerpt: null, error: "timed out after 15 s" },
+        {
+          id: "dla_cli1",
+          delivery_id: "del_cli",
+          attempted_at: at - 1,
+          status_code: 503,
+          duration_ms: 12,
+          response_excerpt: "busy",
+          error: null,
+        },
+        {
+          id: "dla_cli2",
+          delivery_id: "del_cli",
+          attempted_at: at,
+          status_code: null,
+          duration_ms: 15000,
+          response_excerpt: null,
+          error: "timed out after 15 s",
+        },
       ])
       .execute();
     const listed = await sluice("webhooks", "deliveries", "sink");
@@ -181,7 +227,15 @@ describe(`sluice client commands [${dialect}]`, () => {
   });
 
   it("bad usage exits 2, a refusal by the server 1, an unreachable server 1", async () => {
-    for (const args of [["deploy"], ["list", "things"], ["events", "x", "-n", "lots"], ["update", "x", "--active", "--inactive"], ["deploy", "source.mjs", "--prop", "novalue"], ["frobnicate"], ["subscribe", "--from", "x"]]) {
+    for (const args of [
+      ["deploy"],
+      ["list", "things"],
+      ["events", "x", "-n", "lots"],
+      ["update", "x", "--active", "--inactive"],
+      ["deploy", "source.mjs", "--prop", "novalue"],
+      ["frobnicate"],
+      ["subscribe", "--from", "x"],
+    ]) {
       const result = await sluice(...args);
       assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
     }

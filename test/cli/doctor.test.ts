@@ -25,7 +25,11 @@ const HEALTHY_MACHINE: Partial<DoctorMachine> = {
 
 async function doctor(env: Record<string, string>, machine: Partial<DoctorMachine> = {}): Promise<{ code: number; out: string }> {
   let out = "";
-  const code = await runDoctor({ env: { PORT: "0", HOST: "127.0.0.1", ...env }, write: (text) => (out += text), machine: { ...HEALTHY_MACHINE, ...machine } });
+  const code = await runDoctor({
+    env: { PORT: "0", HOST: "127.0.0.1", ...env },
+    write: (text) => (out += text),
+    machine: { ...HEALTHY_MACHINE, ...machine },
+  });
   return { code, out };
 }
 
@@ -57,7 +61,8 @@ describe("sluice doctor", () => {
   it("exits 0 on a healthy setup, every check ok", async () => {
     const { code, out } = await doctor({ SLUICE_DATA_DIR: dataDir() });
     assert.equal(code, 0, out);
-    for (const name of ["node", "npm", "sandbox", "cgroups", "disk", "database", "key", "public URL", "port PORT"]) assert.match(lineOf(out, name), /^ok /);
+    for (const name of ["node", "npm", "sandbox", "cgroups", "disk", "database", "key", "public URL", "port PORT"])
+      assert.match(lineOf(out, name), /^ok /);
     assert.match(out, /nothing is wrong\n$/);
   });
 
@@ -74,10 +79,16 @@ describe("sluice doctor", () => {
   it("fails a bad SLUICE_PUBLIC_URL with the setting to change", async () => {
     const notHttp = await doctor({ SLUICE_DATA_DIR: dataDir(), SLUICE_PUBLIC_URL: "ftp://sluice.example.com" });
     assert.equal(notHttp.code, 1, notHttp.out);
-    assert.match(lineOf(notHttp.out, "public URL"), /^FAIL .*must be http or https, not ftp[^\n]*\n\s+fix: set SLUICE_PUBLIC_URL to the URL clients reach this server at, e\.g\. https:\/\/sluice\.example\.com$/);
+    assert.match(
+      lineOf(notHttp.out, "public URL"),
+      /^FAIL .*must be http or https, not ftp[^\n]*\n\s+fix: set SLUICE_PUBLIC_URL to the URL clients reach this server at, e\.g\. https:\/\/sluice\.example\.com$/,
+    );
     const notUrl = await doctor({ SLUICE_DATA_DIR: dataDir(), SLUICE_PUBLIC_URL: "sluice dot example" });
     assert.equal(notUrl.code, 1, notUrl.out);
-    assert.match(lineOf(notUrl.out, "configuration"), /^FAIL .*SLUICE_PUBLIC_URL must be an absolute URL[^\n]*\n\s+fix: correct that setting/);
+    assert.match(
+      lineOf(notUrl.out, "configuration"),
+      /^FAIL .*SLUICE_PUBLIC_URL must be an absolute URL[^\n]*\n\s+fix: correct that setting/,
+    );
     const loopbackBehindAll = await doctor({ SLUICE_DATA_DIR: dataDir(), HOST: "0.0.0.0", SLUICE_PUBLIC_URL: "http://127.0.0.1:8080" });
     assert.match(lineOf(loopbackBehindAll.out, "public URL"), /^WARN .*webhook senders and OAuth providers cannot reach it/);
   });
@@ -88,9 +99,16 @@ describe("sluice doctor", () => {
     const taken = await listenOnLoopback(other);
     const { code, out } = await doctor({ SLUICE_DATA_DIR: dataDir(), PORT: String(taken) });
     assert.equal(code, 1, out);
-    assert.match(lineOf(out, "port PORT"), new RegExp(`^FAIL .*127\\.0\\.0\\.1:${taken} is in use by something that is not Sluice[^\\n]*\\n\\s+fix: stop what listens there .* or set PORT to a free port$`));
+    assert.match(
+      lineOf(out, "port PORT"),
+      new RegExp(
+        `^FAIL .*127\\.0\\.0\\.1:${taken} is in use by something that is not Sluice[^\\n]*\\n\\s+fix: stop what listens there .* or set PORT to a free port$`,
+      ),
+    );
 
-    const sluiceLike = createHttpServer((_request, response) => response.setHeader("content-type", "application/json").end(JSON.stringify({ status: "ok", sandbox: "bwrap" })));
+    const sluiceLike = createHttpServer((_request, response) =>
+      response.setHeader("content-type", "application/json").end(JSON.stringify({ status: "ok", sandbox: "bwrap" })),
+    );
     closers.push(() => sluiceLike.close());
     const running = await listenOnLoopback(sluiceLike);
     const ours = await doctor({ SLUICE_DATA_DIR: dataDir(), PORT: String(running) });
@@ -99,12 +117,18 @@ describe("sluice doctor", () => {
   });
 
   it("fails npm before 11 and a machine where the sandbox cannot start; SLUICE_SANDBOX=none is a warning", async () => {
-    const { code, out } = await doctor({ SLUICE_DATA_DIR: dataDir() }, { npmVersion: async () => "10.9.2", bwrap: () => "bwrap cannot create the sandbox here (setting up uid map: Permission denied)" });
+    const { code, out } = await doctor(
+      { SLUICE_DATA_DIR: dataDir() },
+      { npmVersion: async () => "10.9.2", bwrap: () => "bwrap cannot create the sandbox here (setting up uid map: Permission denied)" },
+    );
     assert.equal(code, 1, out);
     assert.match(lineOf(out, "npm"), /^FAIL .*npm 10\.9\.2[^\n]*\n\s+fix: npm install -g npm@11$/);
     assert.match(lineOf(out, "sandbox"), /^FAIL .*WITHOUT the sandbox[^\n]*\n\s+fix: install bubblewrap .*user namespaces/);
     assert.match(out, /2 problems to fix/);
-    const accepted = await doctor({ SLUICE_DATA_DIR: dataDir(), SLUICE_SANDBOX: "none" }, { bwrap: () => assert.fail("not probed when the operator chose none") });
+    const accepted = await doctor(
+      { SLUICE_DATA_DIR: dataDir(), SLUICE_SANDBOX: "none" },
+      { bwrap: () => assert.fail("not probed when the operator chose none") },
+    );
     assert.equal(accepted.code, 0, accepted.out);
     assert.match(lineOf(accepted.out, "sandbox"), /^WARN .*SLUICE_SANDBOX=none/);
     const lowDisk = await doctor({ SLUICE_DATA_DIR: dataDir() }, { freeBytes: () => 50 * 1024 * 1024 });
@@ -113,7 +137,12 @@ describe("sluice doctor", () => {
 
   it("`sluice doctor` prints the fix and exits 1 when something is wrong", async () => {
     const dir = dataDir();
-    const result = await runCli(["doctor"], { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", SLUICE_DATA_DIR: dir, SLUICE_PUBLIC_URL: "ftp://sluice.example.com" }, dir, 60_000);
+    const result = await runCli(
+      ["doctor"],
+      { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", SLUICE_DATA_DIR: dir, SLUICE_PUBLIC_URL: "ftp://sluice.example.com" },
+      dir,
+      60_000,
+    );
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stdout, /FAIL {2}public URL .*\n\s+fix: set SLUICE_PUBLIC_URL/);
   });
@@ -125,7 +154,10 @@ for (const dialect of DIALECTS) {
     after(async () => {
       for (const database of databases) await database.drop();
     });
-    const envOf = (database: TestDatabase) => ({ SLUICE_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : {}) });
+    const envOf = (database: TestDatabase) => ({
+      SLUICE_DATA_DIR: database.dataDir,
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : {}),
+    });
 
     it("accepts a current database, and fails one a newer release migrated", async () => {
       const database = await createTestDatabase(dialect);
@@ -134,13 +166,19 @@ for (const dialect of DIALECTS) {
       try {
         const current = await doctor(envOf(database));
         assert.match(lineOf(current.out, "database"), /^ok .*schema up to date/);
-        await (store.db as any).insertInto("kysely_migration").values({ name: "999-from-the-future", timestamp: new Date().toISOString() }).execute();
+        await (store.db as any)
+          .insertInto("kysely_migration")
+          .values({ name: "999-from-the-future", timestamp: new Date().toISOString() })
+          .execute();
       } finally {
         await store.close();
       }
       const newer = await doctor(envOf(database));
       assert.equal(newer.code, 1, newer.out);
-      assert.match(lineOf(newer.out, "database"), /^FAIL .*migrations this release does not know \(999-from-the-future\)[^\n]*\n\s+fix: run that newer release, or restore a backup made with this one$/);
+      assert.match(
+        lineOf(newer.out, "database"),
+        /^FAIL .*migrations this release does not know \(999-from-the-future\)[^\n]*\n\s+fix: run that newer release, or restore a backup made with this one$/,
+      );
     });
   });
 }

@@ -36,7 +36,13 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     app = await startTestApp(dialect);
     account = await app.newAccount({ plan: "paid" });
     dir = mkdtempSync(join(tmpdir(), "sluice-pd-"));
-    env = { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), SLUICE_API_URL: app.origin, SLUICE_API_KEY: account.apiKey };
+    env = {
+      PATH: process.env.PATH ?? "",
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, "config"),
+      SLUICE_API_URL: app.origin,
+      SLUICE_API_KEY: account.apiKey,
+    };
   });
   after(async () => {
     await app.close();
@@ -55,13 +61,18 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     const bare = { PATH: env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, "profiles") };
     const login = (profile: string, key: string) =>
       new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, [CLI_PATH, "--profile", profile, "login"], { env: bare, cwd: dir, stdio: ["pipe", "ignore", "ignore"] });
+        const child = spawn(process.execPath, [CLI_PATH, "--profile", profile, "login"], {
+          env: bare,
+          cwd: dir,
+          stdio: ["pipe", "ignore", "ignore"],
+        });
         child.on("close", resolve);
         child.stdin.end(`${app.origin}\n${key}\n`);
       });
     assert.equal(await login("default", account.apiKey), 0);
     assert.equal(await login("work", other.apiKey), 0);
-    const who = async (args: string[], extra: Record<string, string> = {}) => (await runCli([...args, "describe", "nothing-by-this-name"], { ...bare, ...extra }, dir)).stderr;
+    const who = async (args: string[], extra: Record<string, string> = {}) =>
+      (await runCli([...args, "describe", "nothing-by-this-name"], { ...bare, ...extra }, dir)).stderr;
     // Each profile is its own account: the same missing name is looked up in each, both reachable.
     assert.match(await who([]), /no source or workflow or webhook has the id or name/);
     const stored = JSON.parse(readFileSync(join(dir, "profiles", "sluice", "config.json"), "utf8"));
@@ -82,33 +93,41 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     assert.equal((await runCli(["list"], bare, dir)).code, 0, "the default profile stays");
   });
 
-  it("the key typed at a terminal is not echoed (and the keys are interpreted: Backspace, Enter, Ctrl-C)", { skip: !hasScript && !process.env.CI && "script (util-linux) is not installed" }, async () => {
-    assert.deepEqual(applyKeys({ text: "", done: false, cancelled: false }, "ab\u007fc\r"), { text: "ac", done: true, cancelled: false });
-    assert.deepEqual(applyKeys({ text: "x", done: false, cancelled: false }, "\u0003"), { text: "", done: true, cancelled: true });
-    const ttyEnv = { PATH: env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, "tty-config"), TERM: "dumb" };
-    const child = spawn("script", ["-qec", `${process.execPath} ${CLI_PATH} login`, "/dev/null"], { env: ttyEnv, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
-    let output = "";
-    const seen = (pattern: RegExp) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => (pattern.test(output) ? (child.stdout.off("data", check), resolve()) : undefined);
-        child.stdout.on("data", check);
-        child.on("close", () => reject(new Error(`script ended before ${pattern}:\n${output}`)));
-        check();
+  it(
+    "the key typed at a terminal is not echoed (and the keys are interpreted: Backspace, Enter, Ctrl-C)",
+    { skip: !hasScript && !process.env.CI && "script (util-linux) is not installed" },
+    async () => {
+      assert.deepEqual(applyKeys({ text: "", done: false, cancelled: false }, "ab\u007fc\r"), { text: "ac", done: true, cancelled: false });
+      assert.deepEqual(applyKeys({ text: "x", done: false, cancelled: false }, "\u0003"), { text: "", done: true, cancelled: true });
+      const ttyEnv = { PATH: env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, "tty-config"), TERM: "dumb" };
+      const child = spawn("script", ["-qec", `${process.execPath} ${CLI_PATH} login`, "/dev/null"], {
+        env: ttyEnv,
+        cwd: dir,
+        stdio: ["pipe", "pipe", "pipe"],
       });
-    child.stdout.on("data", (chunk) => (output += chunk));
-    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await seen(/server URL/);
-    child.stdin.write(`${app.origin}\r`);
-    await seen(/API key: /);
-    child.stdin.write(`${account.apiKey}\r`);
-    await seen(/logged in to/);
-    child.stdin.end();
-    assert.equal(await closed, 0, output);
-    assert.ok(!output.includes(account.apiKey), `the key was echoed:\n${output}`);
-    assert.ok(!output.includes(account.apiKey.slice(0, 8)), "not even in part");
-    const stored = JSON.parse(readFileSync(join(dir, "tty-config", "sluice", "config.json"), "utf8"));
-    assert.equal(stored.profiles.default.api_key, account.apiKey, "the hidden key was still read whole");
-  });
+      let output = "";
+      const seen = (pattern: RegExp) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => (pattern.test(output) ? (child.stdout.off("data", check), resolve()) : undefined);
+          child.stdout.on("data", check);
+          child.on("close", () => reject(new Error(`script ended before ${pattern}:\n${output}`)));
+          check();
+        });
+      child.stdout.on("data", (chunk) => (output += chunk));
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      await seen(/server URL/);
+      child.stdin.write(`${app.origin}\r`);
+      await seen(/API key: /);
+      child.stdin.write(`${account.apiKey}\r`);
+      await seen(/logged in to/);
+      child.stdin.end();
+      assert.equal(await closed, 0, output);
+      assert.ok(!output.includes(account.apiKey), `the key was echoed:\n${output}`);
+      assert.ok(!output.includes(account.apiKey.slice(0, 8)), "not even in part");
+      const stored = JSON.parse(readFileSync(join(dir, "tty-config", "sluice", "config.json"), "utf8"));
+      assert.equal(stored.profiles.default.api_key, account.apiKey, "the hidden key was still read whole");
+    },
+  );
 
   it("init writes a source, an action and a step that the server takes; publish saves a component", async () => {
     for (const kind of ["source", "action", "step"]) {
@@ -125,7 +144,11 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     const deployed = await sluice("deploy", "my-source.mjs", "--json");
     assert.equal(deployed.code, 0, deployed.stderr);
     const source = JSON.parse(deployed.stdout);
-    const response = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: '{"n":1}' });
+    const response = await fetch(source.configured_props.http.endpoint_url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"n":1}',
+    });
     assert.equal(response.status, 200);
     await response.arrayBuffer();
   });
@@ -150,7 +173,10 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
   });
 
   it("update --name renames and --deactivate/--activate switch; describe prints fields; list components", async () => {
-    writeFileSync(join(dir, "plain.mjs"), `export default { name: "plain", version: "0.0.1", props: { http: "$.interface.http" }, async run() {} };`);
+    writeFileSync(
+      join(dir, "plain.mjs"),
+      `export default { name: "plain", version: "0.0.1", props: { http: "$.interface.http" }, async run() {} };`,
+    );
     const source = JSON.parse((await sluice("deploy", "plain.mjs", "--name", "before", "--json")).stdout);
     const renamed = await sluice("update", "before", "--name", "after", "--deactivate");
     assert.equal(renamed.code, 0, renamed.stderr);
@@ -177,7 +203,11 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
 
   it("a syntax error names the file, line and column (deploy, publish and update)", async () => {
     writeFileSync(join(dir, "broken.mjs"), BROKEN);
-    for (const args of [["deploy", "broken.mjs"], ["publish", "broken.mjs"], ["update", "after", "broken.mjs"]]) {
+    for (const args of [
+      ["deploy", "broken.mjs"],
+      ["publish", "broken.mjs"],
+      ["update", "after", "broken.mjs"],
+    ]) {
       const result = await sluice(...args);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /broken\.mjs:3:21: SyntaxError: Unexpected identifier 'bar'/, args.join(" "));

@@ -27,13 +27,15 @@ for (const dialect of DIALECTS) {
       databases.push(database);
       return database;
     };
-    const env = (database: TestDatabase, extra: Record<string, string> = {}) => cliEnv(database, { SLUICE_NPM_REGISTRY: registry.url, ...extra });
+    const env = (database: TestDatabase, extra: Record<string, string> = {}) =>
+      cliEnv(database, { SLUICE_NPM_REGISTRY: registry.url, ...extra });
     const serve = async (database: TestDatabase, extra: Record<string, string> = {}) => {
       const server = await startServer(env(database, { SLUICE_BOOTSTRAP_API_KEY: KEY, ...extra }), database.dataDir);
       servers.push(server);
       return server;
     };
-    const published = (server: RunningServer, key: string) => request(`${server.origin}/v1`, "GET", `/components/registry/${key}`, { key: KEY });
+    const published = (server: RunningServer, key: string) =>
+      request(`${server.origin}/v1`, "GET", `/components/registry/${key}`, { key: KEY });
 
     before(async () => {
       registry = await startNpmRegistry();
@@ -43,7 +45,8 @@ for (const dialect of DIALECTS) {
       registry.publish(demoPackage("1.0.0", join(markers, "demo")));
     });
     after(async () => {
-      for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
+      for (const server of servers)
+        if (server.child.exitCode === null && server.child.signalCode === null) await server.stop("SIGKILL").catch(() => undefined);
       for (const database of databases) await database.drop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
       await registry.close();
@@ -57,7 +60,10 @@ for (const dialect of DIALECTS) {
       assert.equal(data.name, DEMO);
       assert.equal(data.version, "1.0.0");
       assert.deepEqual(data.keys, ["demo-new-item", "demo-shout"]);
-      assert.deepEqual(data.skipped.map((s: { path: string }) => s.path), ["sources/broken/broken.mjs"]);
+      assert.deepEqual(
+        data.skipped.map((s: { path: string }) => s.path),
+        ["sources/broken/broken.mjs"],
+      );
 
       const listed = await runCli(["registry", "list"], env(database), database.dataDir, DEADLINE_MS);
       assert.equal(listed.code, 0, listed.stderr);
@@ -79,7 +85,12 @@ for (const dialect of DIALECTS) {
       // No database of its own to write: an empty data directory, and no DATABASE_URL.
       const elsewhere = mkdtempSync(join(tmpdir(), "sluice-cli-elsewhere-"));
       dirs.push(elsewhere);
-      const clientEnv = { PATH: process.env.PATH ?? "", SLUICE_DATA_DIR: elsewhere, SLUICE_API_URL: server.origin, SLUICE_ADMIN_TOKEN: ADMIN };
+      const clientEnv = {
+        PATH: process.env.PATH ?? "",
+        SLUICE_DATA_DIR: elsewhere,
+        SLUICE_API_URL: server.origin,
+        SLUICE_ADMIN_TOKEN: ADMIN,
+      };
       const added = await runCli(["registry", "add", DEMO], clientEnv, elsewhere, DEADLINE_MS);
       assert.equal(added.code, 0, added.stderr);
       assert.equal(added.stdout, `${DEMO}@1.0.0\n  demo-new-item\n  demo-shout\n`);
@@ -88,12 +99,20 @@ for (const dialect of DIALECTS) {
 
       const listed = await runCli(["registry", "list", "--json"], clientEnv, elsewhere, DEADLINE_MS);
       assert.equal(listed.code, 0, listed.stderr);
-      assert.deepEqual(JSON.parse(listed.stdout).map((p: any) => [p.name, p.version]), [[DEMO, "1.0.0"]]);
+      assert.deepEqual(
+        JSON.parse(listed.stdout).map((p: any) => [p.name, p.version]),
+        [[DEMO, "1.0.0"]],
+      );
 
       const refused = await runCli(["registry", "add", "@sluice-test/nope"], clientEnv, elsewhere, DEADLINE_MS);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /the server refused: .*@sluice-test\/nope.*\(HTTP 400\)/);
-      const wrongToken = await runCli(["registry", "add", DEMO], { ...clientEnv, SLUICE_ADMIN_TOKEN: "x".repeat(40) }, elsewhere, DEADLINE_MS);
+      const wrongToken = await runCli(
+        ["registry", "add", DEMO],
+        { ...clientEnv, SLUICE_ADMIN_TOKEN: "x".repeat(40) },
+        elsewhere,
+        DEADLINE_MS,
+      );
       assert.equal(wrongToken.code, 1);
       assert.match(wrongToken.stderr, /HTTP 401/);
       for (const spec of ["https://example.test/x.tgz", "--registry=http://x"]) {

@@ -35,12 +35,24 @@ describe("sluice usage", () => {
 
   it("each server-side command has its own generated help", async () => {
     for (const [args, expected] of [
-      [["users", "--help"], [/^ {2}create\b/m, /^ {2}rotate-key\b/m]],
-      [["users", "create", "--help"], [/--username <name>/, /--email <address>/, /--plan <plan>.*"free", "paid"/]],
-      [["users", "rotate-key", "--help"], [/--username <name>/, /--id <id>/]],
+      [
+        ["users", "--help"],
+        [/^ {2}create\b/m, /^ {2}rotate-key\b/m],
+      ],
+      [
+        ["users", "create", "--help"],
+        [/--username <name>/, /--email <address>/, /--plan <plan>.*"free", "paid"/],
+      ],
+      [
+        ["users", "rotate-key", "--help"],
+        [/--username <name>/, /--id <id>/],
+      ],
       [["serve", "--help"], [/--role <roles>.*api, worker, scheduler/s]],
       [["registry", "add", "--help"], [/<package>/]],
-      [["jobs", "dead", "--help"], [/--limit <n>/, /--after <cursor>/]],
+      [
+        ["jobs", "dead", "--help"],
+        [/--limit <n>/, /--after <cursor>/],
+      ],
     ] as const) {
       const result = await sluice(...args);
       assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);

@@ -29,7 +29,10 @@ for (const dialect of DIALECTS) {
       const res = await account.api.post("/webhooks", undefined, { url: "http://127.0.0.1:9/hook" });
       hookId = res.body.data.id as string;
       emitter = newId("dc");
-      await app.sluice.services.ctx.db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() }).execute();
+      await app.sluice.services.ctx.db
+        .insertInto("subscriptions")
+        .values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() })
+        .execute();
       stopListening = app.sluice.services.ctx.committedDeliveries.listen((rows) => announced.push(rows));
     });
     after(async () => {
@@ -39,7 +42,15 @@ for (const dialect of DIALECTS) {
 
     const events = (n: number): StoredEvent[] => {
       const now = Date.now();
-      return Array.from({ length: n }, (_, i) => ({ id: `${now}-${i}`, userId: account.id, emitterId: emitter, stream: "", event: { i }, metadata: {}, indexedAtMs: now }));
+      return Array.from({ length: n }, (_, i) => ({
+        id: `${now}-${i}`,
+        userId: account.id,
+        emitterId: emitter,
+        stream: "",
+        event: { i },
+        metadata: {},
+        indexedAtMs: now,
+      }));
     };
 
     it("hands over the rows as stored, with the webhook, once the transaction committed", async () => {
@@ -52,11 +63,20 @@ for (const dialect of DIALECTS) {
       assert.equal(announced.length, 1);
       const rows = announced[0]!;
       assert.equal(rows.length, 3);
-      const stored = await db.selectFrom("deliveries").selectAll().where("id", "in", rows.map((row) => row.id)).execute();
+      const stored = await db
+        .selectFrom("deliveries")
+        .selectAll()
+        .where(
+          "id",
+          "in",
+          rows.map((row) => row.id),
+        )
+        .execute();
       const webhook = await db.selectFrom("webhooks").selectAll().where("id", "=", hookId).executeTakeFirstOrThrow();
       for (const row of rows) {
         const inDatabase = stored.find((s) => s.id === row.id)!;
-        for (const [column, value] of Object.entries(inDatabase)) assert.equal(String(row[column as keyof LoadedDelivery]), String(value), column);
+        for (const [column, value] of Object.entries(inDatabase))
+          assert.equal(String(row[column as keyof LoadedDelivery]), String(value), column);
         assert.equal(row.wh_id, hookId);
         assert.equal(row.wh_url, webhook.url);
         assert.equal(Number(row.wh_active), 1);
@@ -95,15 +115,40 @@ for (const dialect of DIALECTS) {
       const hook = await account.api.post("/webhooks", undefined, { url: `${receiver.url}/as-handed-over` });
       const emitter = newId("dc");
       const db = app.sluice.services.ctx.db;
-      await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hook.body.data.id, event_name: "", created_at: Date.now() }).execute();
+      await db
+        .insertInto("subscriptions")
+        .values({
+          id: newId("sub"),
+          user_id: account.id,
+          emitter_id: emitter,
+          listener_id: hook.body.data.id,
+          event_name: "",
+          created_at: Date.now(),
+        })
+        .execute();
       const now = Date.now();
-      const event: StoredEvent = { id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { n: 1 }, metadata: {}, indexedAtMs: now };
+      const event: StoredEvent = {
+        id: `${now}-0`,
+        userId: account.id,
+        emitterId: emitter,
+        stream: "",
+        event: { n: 1 },
+        metadata: {},
+        indexedAtMs: now,
+      };
       await inScopedTransaction(db, async (tx) => {
         await fanOut(tx, [event], { now: Date.now(), announce: app.sluice.services.ctx.committedDeliveries });
         // What a read after the commit would see: only the handed-over rows keep the first URL.
-        await tx.updateTable("webhooks").set({ url: `${receiver.url}/read-back` }).where("id", "=", hook.body.data.id).execute();
+        await tx
+          .updateTable("webhooks")
+          .set({ url: `${receiver.url}/read-back` })
+          .where("id", "=", hook.body.data.id)
+          .execute();
       });
-      await waitFor(() => receiver.at("/as-handed-over").length + receiver.at("/read-back").length > 0, { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor(() => receiver.at("/as-handed-over").length + receiver.at("/read-back").length > 0, {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+      });
       assert.equal(receiver.at("/read-back").length, 0, "the delivery was read back from the database");
       assert.equal(receiver.at("/as-handed-over").length, 1);
     });

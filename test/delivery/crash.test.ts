@@ -69,7 +69,10 @@ for (const dialect of DIALECTS) {
       const first = await serve(env);
       children.push(first);
 
-      const user = await request(base, "POST", "/admin/users", { key: ADMIN, json: { username: "crashy", email: "crashy@example.test", plan: "paid" } });
+      const user = await request(base, "POST", "/admin/users", {
+        key: ADMIN,
+        json: { username: "crashy", email: "crashy@example.test", plan: "paid" },
+      });
       const key = user.body.data.api_key as string;
       const source = await request(base, "POST", "/sources", { key, json: { component_code: HTTP_SOURCE } });
       assert.equal(source.status, 200, source.text);
@@ -90,7 +93,11 @@ for (const dialect of DIALECTS) {
         while (!dead && next < 5000) {
           const n = next++;
           try {
-            const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+            const res = await fetch(endpoint, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ n }),
+            });
             await res.arrayBuffer();
             if (res.status >= 200 && res.status < 300) accepted.add(n);
           } catch {
@@ -109,7 +116,10 @@ for (const dialect of DIALECTS) {
       killAll(orphans);
       dead = true;
       await Promise.all(senders);
-      assert.ok([...accepted].some((n) => !answered.has(n)), "the crash happened mid-stream, with accepted events not yet delivered");
+      assert.ok(
+        [...accepted].some((n) => !answered.has(n)),
+        "the crash happened mid-stream, with accepted events not yet delivered",
+      );
 
       crash.release();
       const second = await serve(env);

@@ -33,24 +33,45 @@ for (const dialect of DIALECTS) {
       const res = await account.api.post("/webhooks", undefined, { url: receiver.url + path });
       const hook = { id: res.body.data.id as string, secret: res.body.data.signing_secret as string, emitter: newId("dc") };
       const db = app.sluice.services.ctx.db;
-      await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: hook.emitter, listener_id: hook.id, event_name: "", created_at: Date.now() }).execute();
+      await db
+        .insertInto("subscriptions")
+        .values({
+          id: newId("sub"),
+          user_id: account.id,
+          emitter_id: hook.emitter,
+          listener_id: hook.id,
+          event_name: "",
+          created_at: Date.now(),
+        })
+        .execute();
       return hook;
     }
 
     async function emit(emitterId: string, event: unknown): Promise<void> {
       const now = Date.now();
-      const stored: StoredEvent = { id: `${now}-${sequence++}`, userId: account.id, emitterId, stream: "", event, metadata: {}, indexedAtMs: now };
+      const stored: StoredEvent = {
+        id: `${now}-${sequence++}`,
+        userId: account.id,
+        emitterId,
+        stream: "",
+        event,
+        metadata: {},
+        indexedAtMs: now,
+      };
       await app.sluice.services.ctx.db.transaction().execute((trx) => fanOut(trx, [stored], { now: Date.now() }));
     }
 
     const jobsOf = async (deliveryId: string) =>
-      (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("payload", "=", JSON.stringify({ deliveryId })).execute()).length;
+      (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("payload", "=", JSON.stringify({ deliveryId })).execute())
+        .length;
 
     const list = (hookId: string, query: Record<string, string | number> = {}) => account.api.get(`/webhooks/${hookId}/deliveries`, query);
 
     it("lists deliveries with their attempts, filters by status and paginates", async () => {
       let healthy = false;
-      receiver.on("/listed", (r) => (healthy || JSON.parse(r.body).n === 1 ? { status: 200, body: "fine" } : { status: 500, body: "nope" }));
+      receiver.on("/listed", (r) =>
+        healthy || JSON.parse(r.body).n === 1 ? { status: 200, body: "fine" } : { status: 500, body: "nope" },
+      );
       const hook = await hookWithEmitter("/listed");
       await emit(hook.emitter, { n: 1 });
       await emit(hook.emitter, { n: 2 });
@@ -63,7 +84,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(newest.event, { n: 2 });
       assert.equal(newest.status, "failed");
       assert.equal(newest.attempt_count, 2);
-      assert.deepEqual(newest.attempts.map((a: any) => a.status_code), [500, 500]);
+      assert.deepEqual(
+        newest.attempts.map((a: any) => a.status_code),
+        [500, 500],
+      );
       assert.equal(newest.last_attempt.response_excerpt, "nope");
       assert.ok(Number.isInteger(newest.last_attempt.duration_ms));
       assert.ok(Math.abs(newest.created_at - Date.now() / 1000) < 60, "unix seconds");
@@ -72,7 +96,10 @@ for (const dialect of DIALECTS) {
       assert.equal(oldest.emitter_id, hook.emitter);
 
       const failed = await list(hook.id, { status: "failed" });
-      assert.deepEqual(failed.body.data.map((d: any) => d.id), [newest.id]);
+      assert.deepEqual(
+        failed.body.data.map((d: any) => d.id),
+        [newest.id],
+      );
       const page1 = await list(hook.id, { limit: 1 });
       const page2 = await list(hook.id, { limit: 1, after: page1.body.page_info.end_cursor });
       assert.deepEqual([page1.body.data[0].id, page2.body.data[0].id], [newest.id, oldest.id]);
@@ -87,7 +114,10 @@ for (const dialect of DIALECTS) {
       const sends = receiver.at("/listed").filter((r) => r.headers["webhook-id"] === newest.id);
       assert.equal(sends.length, 3);
       const again = (await list(hook.id)).body.data[0];
-      assert.deepEqual(again.attempts.map((a: any) => a.status_code), [500, 500, 200]);
+      assert.deepEqual(
+        again.attempts.map((a: any) => a.status_code),
+        [500, 500, 200],
+      );
 
       const unknown = await account.api.post(`/webhooks/${hook.id}/deliveries/del_nope/resend`);
       assert.equal(unknown.status, 404);
@@ -100,12 +130,20 @@ for (const dialect of DIALECTS) {
       for (let n = 0; n < 3; n++) await emit(hook.emitter, { n });
       await waitFor(async () => (await list(hook.id, { status: "failed" })).body.page_info.total_count === 3, 5000);
       const future = Math.floor(Date.now() / 1000) + 3600;
-      const none = await account.api.post(`/webhooks/${hook.id}/deliveries/resend`, undefined, { status: "failed", from: future, to: future + 10 });
+      const none = await account.api.post(`/webhooks/${hook.id}/deliveries/resend`, undefined, {
+        status: "failed",
+        from: future,
+        to: future + 10,
+      });
       assert.deepEqual(none.body, { data: { resent: 0 } });
       assert.equal((await account.api.post(`/webhooks/${hook.id}/deliveries/resend`, undefined, { from: 10, to: 5 })).status, 400);
       healthy = true;
       const now = Math.floor(Date.now() / 1000);
-      const res = await account.api.post(`/webhooks/${hook.id}/deliveries/resend`, undefined, { status: "failed", from: now - 60, to: now });
+      const res = await account.api.post(`/webhooks/${hook.id}/deliveries/resend`, undefined, {
+        status: "failed",
+        from: now - 60,
+        to: now,
+      });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { data: { resent: 3 } });
       await waitFor(async () => (await list(hook.id, { status: "succeeded" })).body.page_info.total_count === 3, 5000);
@@ -141,7 +179,10 @@ for (const dialect of DIALECTS) {
       assert.ok((await jobsOf(waiting.id)) <= 1, "the waiting job was replaced, not joined by a second");
       await waitFor(async () => (await list(hook.id)).body.data[0].status === "succeeded", 5000);
       const done = (await list(hook.id)).body.data[0];
-      assert.deepEqual(done.attempts.map((a: any) => a.status_code), [503, 200]);
+      assert.deepEqual(
+        done.attempts.map((a: any) => a.status_code),
+        [503, 200],
+      );
       assert.equal(await jobsOf(waiting.id), 0);
     });
 
@@ -158,7 +199,11 @@ for (const dialect of DIALECTS) {
       await emit(hook.emitter, { rotated: true });
       await waitFor(() => receiver.at("/rotated").length === 1);
       const got = receiver.at("/rotated")[0]!;
-      const headers = { "webhook-id": String(got.headers["webhook-id"]), "webhook-timestamp": String(got.headers["webhook-timestamp"]), "webhook-signature": String(got.headers["webhook-signature"]) };
+      const headers = {
+        "webhook-id": String(got.headers["webhook-id"]),
+        "webhook-timestamp": String(got.headers["webhook-timestamp"]),
+        "webhook-signature": String(got.headers["webhook-signature"]),
+      };
       assert.equal(headers["webhook-signature"].split(" ").length, 2);
       assert.deepEqual(new Webhook(newSecret).verify(got.body, headers), { rotated: true });
       assert.deepEqual(new Webhook(hook.secret).verify(got.body, headers), { rotated: true });

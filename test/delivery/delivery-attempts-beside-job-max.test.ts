@@ -18,7 +18,11 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       receiver = await new Receiver().start();
-      app = await startTestApp(dialect, { allowPrivateEgress: true, jobMaxAttempts: 3, webhookRetryScheduleSeconds: [0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01] });
+      app = await startTestApp(dialect, {
+        allowPrivateEgress: true,
+        jobMaxAttempts: 3,
+        webhookRetryScheduleSeconds: [0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01],
+      });
     });
     after(async () => {
       await app.close();
@@ -31,12 +35,33 @@ for (const dialect of DIALECTS) {
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/down` })).body.data;
       const db = app.sluice.services.ctx.db;
       const emitter = newId("dc");
-      await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hook.id, event_name: "", created_at: Date.now() }).execute();
+      await db
+        .insertInto("subscriptions")
+        .values({
+          id: newId("sub"),
+          user_id: account.id,
+          emitter_id: emitter,
+          listener_id: hook.id,
+          event_name: "",
+          created_at: Date.now(),
+        })
+        .execute();
       const now = Date.now();
-      const stored: StoredEvent = { id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { n: 1 }, metadata: {}, indexedAtMs: now };
+      const stored: StoredEvent = {
+        id: `${now}-0`,
+        userId: account.id,
+        emitterId: emitter,
+        stream: "",
+        event: { n: 1 },
+        metadata: {},
+        indexedAtMs: now,
+      };
       await db.transaction().execute((trx) => fanOut(trx, [stored], { now: Date.now() }));
 
-      await waitFor(async () => (await account.api.get(`/webhooks/${hook.id}/deliveries`, { status: "failed" })).body.page_info.total_count === 1, 20_000);
+      await waitFor(
+        async () => (await account.api.get(`/webhooks/${hook.id}/deliveries`, { status: "failed" })).body.page_info.total_count === 1,
+        20_000,
+      );
       const [delivery] = (await account.api.get(`/webhooks/${hook.id}/deliveries`)).body.data;
       assert.equal(delivery.status, "failed");
       assert.equal(delivery.attempt_count, 8);

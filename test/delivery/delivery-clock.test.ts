@@ -25,9 +25,33 @@ for (const dialect of DIALECTS) {
       const ctx = app.sluice.services.ctx;
       const hook = await account.api.post("/webhooks", undefined, { url: "http://127.0.0.1:9/hook" });
       const emitter = newId("dc");
-      await ctx.db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hook.body.data.id as string, event_name: "", created_at: fixedNow }).execute();
-      await ctx.db.transaction().execute((trx) => appendEvents(ctx, trx, { userId: account.id, emitterId: emitter, nowMs: ctx.clock.now(), events: [{ stream: "", event: { n: 1 } }], limits: ctx.eventLimits }));
-      const delivery = await ctx.db.selectFrom("deliveries").select(["id", "created_at", "updated_at", "next_attempt_at"]).where("emitter_id", "=", emitter).executeTakeFirstOrThrow();
+      await ctx.db
+        .insertInto("subscriptions")
+        .values({
+          id: newId("sub"),
+          user_id: account.id,
+          emitter_id: emitter,
+          listener_id: hook.body.data.id as string,
+          event_name: "",
+          created_at: fixedNow,
+        })
+        .execute();
+      await ctx.db
+        .transaction()
+        .execute((trx) =>
+          appendEvents(ctx, trx, {
+            userId: account.id,
+            emitterId: emitter,
+            nowMs: ctx.clock.now(),
+            events: [{ stream: "", event: { n: 1 } }],
+            limits: ctx.eventLimits,
+          }),
+        );
+      const delivery = await ctx.db
+        .selectFrom("deliveries")
+        .select(["id", "created_at", "updated_at", "next_attempt_at"])
+        .where("emitter_id", "=", emitter)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([delivery.created_at, delivery.updated_at, delivery.next_attempt_at].map(Number), [fixedNow, fixedNow, fixedNow]);
       const jobs = await ctx.db.selectFrom("jobs").select(["payload", "created_at", "run_at"]).execute();
       const job = jobs.find((row) => row.payload.includes(delivery.id));

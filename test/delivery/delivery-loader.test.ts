@@ -22,14 +22,53 @@ for (const dialect of DIALECTS) {
       testStore = await openTestStore(dialect);
       store = testStore.store;
       const now = Date.now();
-      await store.db.insertInto("users").values({ id: userId, username: `loader-${userId}`, email: `${userId}@test.invalid`, plan: "paid", created_at: now, updated_at: now }).execute();
+      await store.db
+        .insertInto("users")
+        .values({
+          id: userId,
+          username: `loader-${userId}`,
+          email: `${userId}@test.invalid`,
+          plan: "paid",
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       await store.db
         .insertInto("webhooks")
-        .values({ id: webhookId, user_id: userId, name: null, description: null, url: "http://127.0.0.1:9/old", active: 1, signing_secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", previous_secret: null, previous_secret_expires_at: null, created_at: now, updated_at: now })
+        .values({
+          id: webhookId,
+          user_id: userId,
+          name: null,
+          description: null,
+          url: "http://127.0.0.1:9/old",
+          active: 1,
+          signing_secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       await store.db
         .insertInto("deliveries")
-        .values(deliveryIds.map((id) => ({ id, user_id: userId, listener_id: webhookId, emitter_id: newId("dc"), event_id: `${now}-0`, stream: "", event: "{}", hops: 0, status: "pending", attempts: 0, next_attempt_at: now, last_attempt_at: null, created_at: now, updated_at: now })))
+        .values(
+          deliveryIds.map((id) => ({
+            id,
+            user_id: userId,
+            listener_id: webhookId,
+            emitter_id: newId("dc"),
+            event_id: `${now}-0`,
+            stream: "",
+            event: "{}",
+            hops: 0,
+            status: "pending",
+            attempts: 0,
+            next_attempt_at: now,
+            last_attempt_at: null,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
         .execute();
     });
     after(async () => {
@@ -53,10 +92,27 @@ for (const dialect of DIALECTS) {
     it("uses the row handed over at commit for the job's first claim only, without reading it", async () => {
       let clock = 0;
       const loader = deliveryLoader(store.db, () => clock);
-      await store.db.updateTable("webhooks").set({ url: "http://127.0.0.1:9/in-the-database", active: 1 }).where("id", "=", webhookId).execute();
-      const stored = await store.db.selectFrom("deliveries").selectAll().where("id", "in", [deliveryIds[2]!, deliveryIds[3]!]).orderBy("id").execute();
+      await store.db
+        .updateTable("webhooks")
+        .set({ url: "http://127.0.0.1:9/in-the-database", active: 1 })
+        .where("id", "=", webhookId)
+        .execute();
+      const stored = await store.db
+        .selectFrom("deliveries")
+        .selectAll()
+        .where("id", "in", [deliveryIds[2]!, deliveryIds[3]!])
+        .orderBy("id")
+        .execute();
       // As fan-out hands them over: the rows it wrote, with the webhook it read then.
-      const handedOver = stored.map((row) => ({ ...row, wh_id: webhookId, wh_url: "http://127.0.0.1:9/at-commit", wh_active: 1, wh_signing_secret: "whsec_x", wh_previous_secret: null, wh_previous_secret_expires_at: null }));
+      const handedOver = stored.map((row) => ({
+        ...row,
+        wh_id: webhookId,
+        wh_url: "http://127.0.0.1:9/at-commit",
+        wh_active: 1,
+        wh_signing_secret: "whsec_x",
+        wh_previous_secret: null,
+        wh_previous_secret_expires_at: null,
+      }));
       loader.committed(handedOver);
       loader.prefetch(handedOver[0]!.id); // at claim: the row handed over serves, no read
       assert.equal((await loader.load(handedOver[0]!.id, true))?.wh_url, "http://127.0.0.1:9/at-commit");

@@ -30,7 +30,17 @@ for (const dialect of DIALECTS) {
 
     it("refuses literal loopback IPs in every spelling and names resolving to loopback", async () => {
       const port = new URL(receiver.url).port;
-      const hosts = ["127.0.0.1", "localhost", "[::1]", "2130706433", "0x7f000001", "0177.0.0.1", "127.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"];
+      const hosts = [
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "2130706433",
+        "0x7f000001",
+        "0177.0.0.1",
+        "127.1",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+      ];
       const db = app.sluice.services.ctx.db;
       const emitter = newId("dc");
       const hookIds: string[] = [];
@@ -38,13 +48,44 @@ for (const dialect of DIALECTS) {
         const created = await account.api.post("/webhooks", undefined, { url: `http://public-then.test:${port}/guarded-${i}` });
         assert.equal(created.status, 200, created.text);
         const id: string = created.body.data.id;
-        await db.updateTable("webhooks").set({ url: `http://${host}:${port}/guarded-${i}` }).where("id", "=", id).execute();
+        await db
+          .updateTable("webhooks")
+          .set({ url: `http://${host}:${port}/guarded-${i}` })
+          .where("id", "=", id)
+          .execute();
         hookIds.push(id);
-        await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: id, event_name: "", created_at: Date.now() }).execute();
+        await db
+          .insertInto("subscriptions")
+          .values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: id, event_name: "", created_at: Date.now() })
+          .execute();
       }
       const now = Date.now();
-      await db.transaction().execute((trx) => fanOut(trx, [{ id: `${now}-0`, userId: account.id, emitterId: emitter, stream: "", event: { secret: "internal" }, metadata: {}, indexedAtMs: now }], { now }));
-      const done = () => db.selectFrom("deliveries").select(["listener_id", "status"]).where("listener_id", "in", hookIds).where("status", "=", "failed").execute();
+      await db
+        .transaction()
+        .execute((trx) =>
+          fanOut(
+            trx,
+            [
+              {
+                id: `${now}-0`,
+                userId: account.id,
+                emitterId: emitter,
+                stream: "",
+                event: { secret: "internal" },
+                metadata: {},
+                indexedAtMs: now,
+              },
+            ],
+            { now },
+          ),
+        );
+      const done = () =>
+        db
+          .selectFrom("deliveries")
+          .select(["listener_id", "status"])
+          .where("listener_id", "in", hookIds)
+          .where("status", "=", "failed")
+          .execute();
       await waitFor(async () => (await done()).length === hosts.length, 10_000);
       const attempts = await db
         .selectFrom("delivery_attempts")

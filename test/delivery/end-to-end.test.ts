@@ -57,7 +57,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(got.map((r) => JSON.parse(r.body).n).sort(), [0, 1, 2, 3, 4]);
       for (const r of got) {
         assert.equal(r.headers["x-sluice-emitter-id"], source.id);
-        const headers = { "webhook-id": String(r.headers["webhook-id"]), "webhook-timestamp": String(r.headers["webhook-timestamp"]), "webhook-signature": String(r.headers["webhook-signature"]) };
+        const headers = {
+          "webhook-id": String(r.headers["webhook-id"]),
+          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+          "webhook-signature": String(r.headers["webhook-signature"]),
+        };
         new Webhook(hook.signing_secret).verify(r.body, headers);
       }
       const relayed = await (async () => {
@@ -68,8 +72,23 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(relayed.map((e) => e.event.relayed.n).sort(), [0, 1, 2, 3, 4]);
       // The relay source completed each delivery in its own transaction: one attempt each.
       const db = app.sluice.services.ctx.db;
-      await waitFor(async () => (await db.selectFrom("deliveries").select("status").where("listener_id", "=", relay.id).where("status", "=", "succeeded").execute()).length === 5);
-      const attempts = await db.selectFrom("delivery_attempts").innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id").select("deliveries.id").where("deliveries.listener_id", "=", relay.id).execute();
+      await waitFor(
+        async () =>
+          (
+            await db
+              .selectFrom("deliveries")
+              .select("status")
+              .where("listener_id", "=", relay.id)
+              .where("status", "=", "succeeded")
+              .execute()
+          ).length === 5,
+      );
+      const attempts = await db
+        .selectFrom("delivery_attempts")
+        .innerJoin("deliveries", "deliveries.id", "delivery_attempts.delivery_id")
+        .select("deliveries.id")
+        .where("deliveries.listener_id", "=", relay.id)
+        .execute();
       assert.equal(attempts.length, 5);
       // Finished jobs are deleted in groups just after their handlers return.
       await waitFor(async () => (await db.selectFrom("jobs").select("id").where("type", "=", "delivery").execute()).length === 0);
@@ -78,10 +97,20 @@ for (const dialect of DIALECTS) {
     it("an auto-subscription delivers events of sources created after it, not of older ones", async () => {
       const older = await createSource(account.api, { component_code: HTTP_SOURCE });
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/auto` })).body.data;
-      assert.equal((await account.api.post("/auto_subscriptions", undefined, { event_type: "emit", listener_id: hook.id, event_name: "" })).status, 200);
+      assert.equal(
+        (await account.api.post("/auto_subscriptions", undefined, { event_type: "emit", listener_id: hook.id, event_name: "" })).status,
+        200,
+      );
       const newer = await createSource(account.api, { component_code: HTTP_SOURCE });
-      for (const [source, label] of [[older, "older"], [newer, "newer"]] as const) {
-        const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ label }) });
+      for (const [source, label] of [
+        [older, "older"],
+        [newer, "newer"],
+      ] as const) {
+        const res = await fetch(source.configured_props.http.endpoint_url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ label }),
+        });
         assert.equal(res.status, 200);
         await res.arrayBuffer();
       }
@@ -89,9 +118,19 @@ for (const dialect of DIALECTS) {
       // The older source's event was stored (so it had its chance to be delivered) before we look.
       await waitFor(async () => (await summaries(account.api, older.id)).length === 1, 15_000);
       await waitFor(async () => (await summaries(account.api, newer.id)).length === 1, 15_000);
-      assert.deepEqual(receiver.at("/auto").map((r) => JSON.parse(r.body).label), ["newer"]);
-      const deliveries = await app.sluice.services.ctx.db.selectFrom("deliveries").select("emitter_id").where("listener_id", "=", hook.id).execute();
-      assert.deepEqual(deliveries.map((d) => d.emitter_id), [newer.id]);
+      assert.deepEqual(
+        receiver.at("/auto").map((r) => JSON.parse(r.body).label),
+        ["newer"],
+      );
+      const deliveries = await app.sluice.services.ctx.db
+        .selectFrom("deliveries")
+        .select("emitter_id")
+        .where("listener_id", "=", hook.id)
+        .execute();
+      assert.deepEqual(
+        deliveries.map((d) => d.emitter_id),
+        [newer.id],
+      );
     });
 
     it("an exhausted webhook delivery is reported on the emitter's $errors stream", async () => {
@@ -99,7 +138,11 @@ for (const dialect of DIALECTS) {
       const source = await createSource(account.api, { component_code: HTTP_SOURCE });
       const hook = (await account.api.post("/webhooks", undefined, { url: `${receiver.url}/down` })).body.data;
       await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.id });
-      const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ doomed: true }) });
+      const res = await fetch(source.configured_props.http.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ doomed: true }),
+      });
       assert.equal(res.status, 200);
       let errors: any[] = [];
       await waitFor(async () => (errors = await summaries(account.api, source.id, { event_name: "$errors" })).length === 1, 15_000);

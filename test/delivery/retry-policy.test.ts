@@ -10,11 +10,26 @@ describe("retry policy", () => {
   const schedule = [5, 300, 1800];
 
   it("follows the schedule with ±20 % jitter and stops when it is used up", () => {
-    assert.equal(nextRetryDelayMs(schedule, 1, undefined, () => 0), 4000);
-    assert.equal(nextRetryDelayMs(schedule, 1, undefined, () => 0.5), 5000);
-    assert.equal(nextRetryDelayMs(schedule, 1, undefined, () => 1), 6000);
-    assert.equal(nextRetryDelayMs(schedule, 2, undefined, () => 0.5), 300_000);
-    assert.equal(nextRetryDelayMs(schedule, 3, undefined, () => 0.5), 1_800_000);
+    assert.equal(
+      nextRetryDelayMs(schedule, 1, undefined, () => 0),
+      4000,
+    );
+    assert.equal(
+      nextRetryDelayMs(schedule, 1, undefined, () => 0.5),
+      5000,
+    );
+    assert.equal(
+      nextRetryDelayMs(schedule, 1, undefined, () => 1),
+      6000,
+    );
+    assert.equal(
+      nextRetryDelayMs(schedule, 2, undefined, () => 0.5),
+      300_000,
+    );
+    assert.equal(
+      nextRetryDelayMs(schedule, 3, undefined, () => 0.5),
+      1_800_000,
+    );
     assert.equal(nextRetryDelayMs(schedule, 4, undefined), undefined);
     for (let i = 0; i < 200; i++) {
       const delay = nextRetryDelayMs(schedule, 2, undefined)!;

@@ -29,12 +29,20 @@ const TIMER_SOURCE = `export default {
 
 /** `sluice serve --role <role>` with only the environment the test gives; resolves once it has started. */
 async function serve(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const server = await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, ["--role", role], 30_000);
+  const server = await startServer(
+    { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    undefined,
+    ["--role", role],
+    30_000,
+  );
   return { child: server.child, url: server.origin };
 }
 
 /** webhook-ids each event arrived under, by a key taken from its body. */
-function webhookIdsBy(received: Array<{ body: string; headers: Record<string, unknown> }>, key: (body: any) => number): Map<number, Set<string>> {
+function webhookIdsBy(
+  received: Array<{ body: string; headers: Record<string, unknown> }>,
+  key: (body: any) => number,
+): Map<number, Set<string>> {
   const ids = new Map<number, Set<string>>();
   for (const r of received) {
     const k = key(JSON.parse(r.body));
@@ -87,7 +95,10 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     children.push(worker1.child, worker2.child, scheduler.child);
     const base = `${api.url}/v1`;
 
-    const user = await request(base, "POST", "/admin/users", { key: ADMIN, json: { username: "scaler", email: "scaler@example.test", plan: "paid" } });
+    const user = await request(base, "POST", "/admin/users", {
+      key: ADMIN,
+      json: { username: "scaler", email: "scaler@example.test", plan: "paid" },
+    });
     assert.equal(user.status, 200, user.text);
     const key = user.body.data.api_key as string;
     const source = await request(base, "POST", "/sources", { key, json: { component_code: HTTP_SOURCE } });
@@ -99,7 +110,10 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     const hook = await request(base, "POST", "/webhooks", { key, query: { url: events.url } });
     await request(base, "POST", "/subscriptions", { key, query: { emitter_id: source.body.data.id, listener_id: hook.body.data.id } });
     const endpoint = source.body.data.configured_props.http.endpoint_url as string;
-    const timer = await request(base, "POST", "/sources", { key, json: { component_code: TIMER_SOURCE, configured_props: { timer: { intervalSeconds: 1 } } } });
+    const timer = await request(base, "POST", "/sources", {
+      key,
+      json: { component_code: TIMER_SOURCE, configured_props: { timer: { intervalSeconds: 1 } } },
+    });
     assert.equal(timer.status, 200, timer.text);
     const timerHook = await request(base, "POST", "/webhooks", { key, query: { url: `${receiver.url}/timer` } });
     await request(base, "POST", "/subscriptions", { key, query: { emitter_id: timer.body.data.id, listener_id: timerHook.body.data.id } });
@@ -140,7 +154,9 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
     for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
 
-    t.diagnostic(`accepted ${accepted.size} events (${acceptedAtKill} before the kill, ${deliveredAtKill} of them delivered by then); ${receiver.at("/events").length} webhook requests`);
+    t.diagnostic(
+      `accepted ${accepted.size} events (${acceptedAtKill} before the kill, ${deliveredAtKill} of them delivered by then); ${receiver.at("/events").length} webhook requests`,
+    );
     const ticks = webhookIdsBy(receiver.at("/timer"), (body) => body.timestamp);
     t.diagnostic(`the timer fired for ${ticks.size} ticks in ${receiver.at("/timer").length} webhook requests`);
     assert.ok(ticks.size >= 7, `the timer fired during the run (${ticks.size} ticks)`);

@@ -34,16 +34,35 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 200);
       const hookId = res.body.data.id as string;
       const emitter = newId("dc");
-      await db.insertInto("subscriptions").values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() }).execute();
+      await db
+        .insertInto("subscriptions")
+        .values({ id: newId("sub"), user_id: account.id, emitter_id: emitter, listener_id: hookId, event_name: "", created_at: Date.now() })
+        .execute();
       const now = Date.now();
-      const events: StoredEvent[] = Array.from({ length: 150 }, (_, i) => ({ id: `${now}-${i}`, userId: account.id, emitterId: emitter, stream: "", event: { i }, metadata: {}, indexedAtMs: now }));
+      const events: StoredEvent[] = Array.from({ length: 150 }, (_, i) => ({
+        id: `${now}-${i}`,
+        userId: account.id,
+        emitterId: emitter,
+        stream: "",
+        event: { i },
+        metadata: {},
+        indexedAtMs: now,
+      }));
       await db.transaction().execute((trx) => fanOut(trx, events, { now: Date.now() }));
 
       await waitFor(async () => (await db.selectFrom("jobs").select("id").where("type", "=", DELIVERY_JOB).execute()).length === 0, 15_000);
       const deliveries = await db.selectFrom("deliveries").select(["id", "status", "attempts"]).where("listener_id", "=", hookId).execute();
       assert.equal(deliveries.length, 150);
       assert.deepEqual(new Set(deliveries.map((d) => `${d.status}/${d.attempts}`)), new Set(["succeeded/1"]));
-      const attempts = await db.selectFrom("delivery_attempts").select(["delivery_id", "status_code"]).where("delivery_id", "in", deliveries.map((d) => d.id)).execute();
+      const attempts = await db
+        .selectFrom("delivery_attempts")
+        .select(["delivery_id", "status_code"])
+        .where(
+          "delivery_id",
+          "in",
+          deliveries.map((d) => d.id),
+        )
+        .execute();
       assert.equal(attempts.length, 150);
       assert.equal(new Set(attempts.map((a) => a.delivery_id)).size, 150);
       assert.ok(attempts.every((a) => a.status_code === 200));

@@ -34,7 +34,11 @@ describe("threaded webhook sender", () => {
   const request = (path: string, extra: Partial<WebhookRequest> = {}) => webhookRequest(base + path, extra);
 
   it("answers the requests of a thread that exited with an error, and sends later ones from a new thread", async () => {
-    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, directWhenIdle: false, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
+    const sender = createThreadedWebhookSender({
+      allowPrivateEgress: true,
+      directWhenIdle: false,
+      threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url),
+    });
     const first = await sender.send(request("/ok"));
     assert.equal(first.status, 200);
     const hangingReceived = received + 1;
@@ -81,7 +85,10 @@ describe("threaded webhook sender", () => {
 
   it("sends a lone request itself and the others through the thread", async () => {
     // The stand-in thread ends at /exit-thread: only a request that went through it fails so.
-    const sender = createThreadedWebhookSender({ allowPrivateEgress: true, threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url) });
+    const sender = createThreadedWebhookSender({
+      allowPrivateEgress: true,
+      threadModule: new URL("./fixtures/exiting-sender-thread.js", import.meta.url),
+    });
     const lone = sender.send(request("/exit-thread"));
     const second = sender.send(request("/exit-thread"));
     const [loneOutcome, secondOutcome] = await Promise.all([lone, second]);

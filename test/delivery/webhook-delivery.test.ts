@@ -36,16 +36,27 @@ for (const dialect of DIALECTS) {
 
     const db = () => app.sluice.services.ctx.db;
 
-    async function emit(userId: string, emitterId: string, stream: string, event: unknown, options?: Omit<FanOutOptions, "now">): Promise<StoredEvent> {
+    async function emit(
+      userId: string,
+      emitterId: string,
+      stream: string,
+      event: unknown,
+      options?: Omit<FanOutOptions, "now">,
+    ): Promise<StoredEvent> {
       const now = Date.now();
       const stored: StoredEvent = { id: `${now}-${sequence++}`, userId, emitterId, stream, event, metadata: {}, indexedAtMs: now };
-      await db().transaction().execute((trx) => fanOut(trx, [stored], { now, ...options }));
+      await db()
+        .transaction()
+        .execute((trx) => fanOut(trx, [stored], { now, ...options }));
       return stored;
     }
 
     async function subscribe(userId: string, emitterId: string, listenerId: string, eventName = ""): Promise<string> {
       const id = newId("sub");
-      await db().insertInto("subscriptions").values({ id, user_id: userId, emitter_id: emitterId, listener_id: listenerId, event_name: eventName, created_at: Date.now() }).execute();
+      await db()
+        .insertInto("subscriptions")
+        .values({ id, user_id: userId, emitter_id: emitterId, listener_id: listenerId, event_name: eventName, created_at: Date.now() })
+        .execute();
       return id;
     }
 
@@ -70,7 +81,11 @@ for (const dialect of DIALECTS) {
       assert.equal(got.headers["x-sluice-emitter-id"], emitter);
       assert.equal(got.headers["x-sluice-event-name"], "");
       assert.equal(got.headers["x-sluice-event-id"], event.id);
-      const headers = { "webhook-id": String(got.headers["webhook-id"]), "webhook-timestamp": String(got.headers["webhook-timestamp"]), "webhook-signature": String(got.headers["webhook-signature"]) };
+      const headers = {
+        "webhook-id": String(got.headers["webhook-id"]),
+        "webhook-timestamp": String(got.headers["webhook-timestamp"]),
+        "webhook-signature": String(got.headers["webhook-signature"]),
+      };
       assert.match(headers["webhook-signature"], /^v1,[A-Za-z0-9+/=]+$/);
       assert.deepEqual(new Webhook(hook.secret).verify(got.body, headers), { hello: "wörld", n: [1, 2, 3] });
       assert.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString("base64")}`).verify(got.body, headers));
@@ -124,7 +139,10 @@ for (const dialect of DIALECTS) {
       await emit(account.id, emitter, "", { n: 1 });
       await db().deleteFrom("subscriptions").where("id", "=", subId).execute();
       await emit(account.id, emitter, "", { n: 2 });
-      assert.deepEqual((await deliveriesTo(hook.id)).map((d) => JSON.parse(d.event).n), [1]);
+      assert.deepEqual(
+        (await deliveriesTo(hook.id)).map((d) => JSON.parse(d.event).n),
+        [1],
+      );
 
       const inactive = await webhook(account, "/inactive");
       await subscribe(account.id, emitter, inactive.id);
@@ -148,8 +166,16 @@ for (const dialect of DIALECTS) {
       const [delivery] = await deliveriesTo(hook.id);
       assert.equal(delivery!.attempts, 3);
       assert.equal([...ids][0], delivery!.id);
-      const attempts = await db().selectFrom("delivery_attempts").selectAll().where("delivery_id", "=", delivery!.id).orderBy("attempted_at").execute();
-      assert.deepEqual(attempts.map((a) => a.status_code), [500, 500, 204]);
+      const attempts = await db()
+        .selectFrom("delivery_attempts")
+        .selectAll()
+        .where("delivery_id", "=", delivery!.id)
+        .orderBy("attempted_at")
+        .execute();
+      assert.deepEqual(
+        attempts.map((a) => a.status_code),
+        [500, 500, 204],
+      );
       assert.equal(attempts[0]!.response_excerpt, "fail 1");
     });
 
@@ -197,7 +223,11 @@ for (const dialect of DIALECTS) {
       await emit(account.id, emitter, "", {});
       await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed", 5000);
       assert.equal(receiver.at("/redirect-target").length, 0);
-      const attempts = await db().selectFrom("delivery_attempts").select("status_code").where("delivery_id", "=", (await deliveriesTo(hook.id))[0]!.id).execute();
+      const attempts = await db()
+        .selectFrom("delivery_attempts")
+        .select("status_code")
+        .where("delivery_id", "=", (await deliveriesTo(hook.id))[0]!.id)
+        .execute();
       assert.ok(attempts.length >= 1 && attempts.every((a) => a.status_code === 302));
     });
 
@@ -217,7 +247,10 @@ for (const dialect of DIALECTS) {
       const firstHangTimesOut = receiver.at("/hang")[0]!.at + WEBHOOK_TIMEOUT_MS;
       for (let i = 0; i < 20; i++) await emit(account.id, fastEmitter, "", { i });
       await waitFor(() => receiver.at("/fast").length === 20, WEBHOOK_TIMEOUT_MS);
-      assert.ok(Date.now() < firstHangTimesOut, `fast deliveries took until ${Date.now() - firstHangTimesOut} ms past the hanging request's timeout`);
+      assert.ok(
+        Date.now() < firstHangTimesOut,
+        `fast deliveries took until ${Date.now() - firstHangTimesOut} ms past the hanging request's timeout`,
+      );
       // The per-endpoint limit keeps the hanging endpoint to its share of requests at a time.
       await waitFor(() => receiver.at("/hang").length >= PER_LISTENER_CONCURRENCY, WEBHOOK_TIMEOUT_MS);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -231,7 +264,10 @@ for (const dialect of DIALECTS) {
       await emit(account.id, emitter, "", { n: "too far" }, { hops: MAX_DELIVERY_HOPS });
       await withDeliveryHops(MAX_DELIVERY_HOPS - 1, () => emit(account.id, emitter, "", { n: "last hop" }));
       const rows = await deliveriesTo(hook.id);
-      assert.deepEqual(rows.map((r) => [JSON.parse(r.event).n, r.hops]), [["last hop", MAX_DELIVERY_HOPS - 1]]);
+      assert.deepEqual(
+        rows.map((r) => [JSON.parse(r.event).n, r.hops]),
+        [["last hop", MAX_DELIVERY_HOPS - 1]],
+      );
 
       const calls: ListenerDelivery[] = [];
       let failOnce = true;

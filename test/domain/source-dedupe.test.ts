@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { applyDedupe, UNIQUE_IDS_KEPT } from "../../src/domain/sources/dedupe.js";
 import type { EmitRecord } from "../../src/runtime/code-runner.js";
 
-const emits = (...ids: Array<string | number | undefined>): EmitRecord[] => ids.map((id, i) => ({ event: { i }, meta: id === undefined ? {} : { id } }));
+const emits = (...ids: Array<string | number | undefined>): EmitRecord[] =>
+  ids.map((id, i) => ({ event: { i }, meta: id === undefined ? {} : { id } }));
 const ids = (list: EmitRecord[]) => list.map((e) => e.meta.id);
 
 describe("dedupe strategies", () => {

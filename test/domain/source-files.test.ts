@@ -14,22 +14,37 @@ const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 describe("checking a source's file changes", () => {
   it("refuses the same path twice, written and deleted, or through ./ and ..", () => {
-    assert.match(checkFileChanges({}, { written: { "a/b": b64("1"), "a/./b": b64("2") }, deleted: [] }, caps) as string, /names "a\/b" twice/);
+    assert.match(
+      checkFileChanges({}, { written: { "a/b": b64("1"), "a/./b": b64("2") }, deleted: [] }, caps) as string,
+      /names "a\/b" twice/,
+    );
     assert.match(checkFileChanges({ a: b64("1") }, { written: { a: b64("2") }, deleted: ["a"] }, caps) as string, /names "a" twice/);
     assert.match(checkFileChanges({}, { written: { "a/../../x": b64("") }, deleted: [] }, caps) as string, /outside its folder/);
     assert.match(checkFileChanges({}, { written: {}, deleted: ["/../x"] }, caps) as string, /outside its folder/);
   });
 
   it("refuses a clash with a kept file or folder, but not one the same change set removes", () => {
-    assert.match(checkFileChanges({ "x/y": b64("") }, { written: { x: b64("") }, deleted: [] }, caps) as string, /"x" would be both a file and the folder of "x\/y"/);
-    assert.match(checkFileChanges({ x: b64("") }, { written: { "x/y/z": b64("") }, deleted: [] }, caps) as string, /"x" would be both a file/);
+    assert.match(
+      checkFileChanges({ "x/y": b64("") }, { written: { x: b64("") }, deleted: [] }, caps) as string,
+      /"x" would be both a file and the folder of "x\/y"/,
+    );
+    assert.match(
+      checkFileChanges({ x: b64("") }, { written: { "x/y/z": b64("") }, deleted: [] }, caps) as string,
+      /"x" would be both a file/,
+    );
     const plan = checkFileChanges({ "x/y": b64("") }, { written: { x: b64("now a file") }, deleted: ["x/y"] }, caps);
     assert.deepEqual(plan, { written: [["x", Buffer.from("now a file")]], deleted: ["x/y"] });
   });
 
   it("counts files and 4 KB per file; a source over a lowered cap may still shrink", () => {
-    assert.match(checkFileChanges({ a: b64(""), b: b64("") }, { written: { c: b64(""), d: b64("") }, deleted: [] }, caps) as string, /4 files, over the limit of 3/);
-    assert.match(checkFileChanges({}, { written: { a: b64("12345678901") }, deleted: [] }, { maxFiles: 3, maxBytes: 4096 + 10 }) as string, /4107 bytes \(4096 counted per file\)/);
+    assert.match(
+      checkFileChanges({ a: b64(""), b: b64("") }, { written: { c: b64(""), d: b64("") }, deleted: [] }, caps) as string,
+      /4 files, over the limit of 3/,
+    );
+    assert.match(
+      checkFileChanges({}, { written: { a: b64("12345678901") }, deleted: [] }, { maxFiles: 3, maxBytes: 4096 + 10 }) as string,
+      /4107 bytes \(4096 counted per file\)/,
+    );
     const over = { a: b64(""), b: b64(""), c: b64(""), d: b64(""), e: b64("") };
     assert.equal(typeof checkFileChanges(over, { written: {}, deleted: ["a"] }, caps), "object");
     assert.equal(typeof checkFileChanges(over, { written: { f: b64("") }, deleted: [] }, caps), "string");
@@ -60,7 +75,16 @@ describe("applying a source's file changes", () => {
     const pending = join(root, ".pending", id);
     mkdirSync(pending, { recursive: true });
     writeFileSync(join(pending, "1"), "new 2");
-    writeFileSync(join(pending, "plan.json"), JSON.stringify({ written: [["moved.txt", "0"], ["later/here.txt", "1"]], deleted: ["old/gone.txt"] }));
+    writeFileSync(
+      join(pending, "plan.json"),
+      JSON.stringify({
+        written: [
+          ["moved.txt", "0"],
+          ["later/here.txt", "1"],
+        ],
+        deleted: ["old/gone.txt"],
+      }),
+    );
     const staging = join(root, ".staging", `${id}.abc`);
     mkdirSync(staging, { recursive: true });
     writeFileSync(join(staging, "0"), "never committed");

@@ -7,18 +7,39 @@ const prop = (extra: Record<string, unknown> = {}) => ({ name: "timer", type: "$
 
 describe("timer schedules", () => {
   it("configured_props override the default, which overrides the legacy placement", () => {
-    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { intervalSeconds: 120 }, 15), { intervalSeconds: 120, cron: null });
+    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { intervalSeconds: 120 }, 15), {
+      intervalSeconds: 120,
+      cron: null,
+    });
     assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), undefined, 15), { intervalSeconds: 60, cron: null });
     assert.deepEqual(timerSpecOf(prop({ cron: "0 * * * *" }), undefined, 15), { intervalSeconds: null, cron: "0 * * * *" });
-    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { cron: "*/5 * * * *" }, 15), { intervalSeconds: null, cron: "*/5 * * * *" });
+    assert.deepEqual(timerSpecOf(prop({ default: { intervalSeconds: 60 } }), { cron: "*/5 * * * *" }, 15), {
+      intervalSeconds: null,
+      cron: "*/5 * * * *",
+    });
   });
 
   it("refuses intervals and cron schedules under the minimum, and bad cron", () => {
-    assert.throws(() => timerSpecOf(prop(), { intervalSeconds: 5 }, 15), (e: unknown) => e instanceof ServiceError && e.code === "VALIDATION" && /at least 15/.test(e.message));
-    assert.throws(() => timerSpecOf(prop(), { cron: "* * * * * *" }, 15), (e: unknown) => e instanceof ServiceError && /minimum is 15/.test(e.message));
-    assert.throws(() => timerSpecOf(prop(), { cron: "not a cron" }, 15), (e: unknown) => e instanceof ServiceError && /invalid cron/.test(e.message));
-    assert.throws(() => timerSpecOf(prop(), { intervalSeconds: 1e20 }, 15), (e: unknown) => e instanceof ServiceError && /at most/.test(e.message));
-    assert.throws(() => timerSpecOf(prop(), "every minute", 15), (e: unknown) => e instanceof ServiceError && /must be an object/.test(e.message));
+    assert.throws(
+      () => timerSpecOf(prop(), { intervalSeconds: 5 }, 15),
+      (e: unknown) => e instanceof ServiceError && e.code === "VALIDATION" && /at least 15/.test(e.message),
+    );
+    assert.throws(
+      () => timerSpecOf(prop(), { cron: "* * * * * *" }, 15),
+      (e: unknown) => e instanceof ServiceError && /minimum is 15/.test(e.message),
+    );
+    assert.throws(
+      () => timerSpecOf(prop(), { cron: "not a cron" }, 15),
+      (e: unknown) => e instanceof ServiceError && /invalid cron/.test(e.message),
+    );
+    assert.throws(
+      () => timerSpecOf(prop(), { intervalSeconds: 1e20 }, 15),
+      (e: unknown) => e instanceof ServiceError && /at most/.test(e.message),
+    );
+    assert.throws(
+      () => timerSpecOf(prop(), "every minute", 15),
+      (e: unknown) => e instanceof ServiceError && /must be an object/.test(e.message),
+    );
   });
 
   it("computes the next run in UTC, strictly after the given time", () => {

@@ -24,18 +24,27 @@ for (const dialect of DIALECTS) {
     });
     after(async () => app.close());
 
-    const storedEvents = async () => (await account.api.get(`/workflows/${workflowId}/event_summaries`)).body.page_info.total_count as number;
+    const storedEvents = async () =>
+      (await account.api.get(`/workflows/${workflowId}/event_summaries`)).body.page_info.total_count as number;
 
     it("stores nothing when completing the delivery fails, and completes it once when it succeeds", async () => {
       const deps = workflowDeps(app.sluice.services);
       const lostLease = async () => {
         throw new Error("lease lost");
       };
-      await assert.rejects(handleWorkflowDelivery(deps, { userId: account.id, listenerId: workflowId, event: { n: 1 }, complete: lostLease }), /lease lost/);
+      await assert.rejects(
+        handleWorkflowDelivery(deps, { userId: account.id, listenerId: workflowId, event: { n: 1 }, complete: lostLease }),
+        /lease lost/,
+      );
       assert.equal(await storedEvents(), 0, "the run's results rolled back with the failed completion");
 
       let completions = 0;
-      await handleWorkflowDelivery(deps, { userId: account.id, listenerId: workflowId, event: { n: 2 }, complete: async () => void completions++ });
+      await handleWorkflowDelivery(deps, {
+        userId: account.id,
+        listenerId: workflowId,
+        event: { n: 2 },
+        complete: async () => void completions++,
+      });
       assert.equal(completions, 1);
       assert.equal(await storedEvents(), 1);
     });

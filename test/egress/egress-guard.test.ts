@@ -55,23 +55,74 @@ describe("normalizeHostLiteral", () => {
 
 describe("isForbiddenAddress", () => {
   const forbidden = [
-    "127.0.0.1", "127.255.255.254", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
-    "100.64.0.1", "100.127.255.255", "169.254.169.254", "169.254.0.1", "100.100.100.200", "224.0.0.1",
-    "239.255.255.250", "255.255.255.255", "2130706433", "0x7f000001", "0177.0.0.1", "127.1",
-    "::", "::1", "[::1]", "fe80::1", "febf::1", "fc00::1", "fd00:ec2::254", "ff02::1",
-    "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "::127.0.0.1",
-    "::7f00:1", "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::10.0.0.1", "2002:7f00:1::1",
-    "not an ip", "localhost",
+    "127.0.0.1",
+    "127.255.255.254",
+    "0.0.0.0",
+    "10.1.2.3",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "100.64.0.1",
+    "100.127.255.255",
+    "169.254.169.254",
+    "169.254.0.1",
+    "100.100.100.200",
+    "224.0.0.1",
+    "239.255.255.250",
+    "255.255.255.255",
+    "2130706433",
+    "0x7f000001",
+    "0177.0.0.1",
+    "127.1",
+    "::",
+    "::1",
+    "[::1]",
+    "fe80::1",
+    "febf::1",
+    "fc00::1",
+    "fd00:ec2::254",
+    "ff02::1",
+    "::ffff:127.0.0.1",
+    "::ffff:7f00:1",
+    "::ffff:10.0.0.1",
+    "::ffff:169.254.169.254",
+    "::127.0.0.1",
+    "::7f00:1",
+    "64:ff9b::127.0.0.1",
+    "64:ff9b::a9fe:a9fe",
+    "64:ff9b::10.0.0.1",
+    "2002:7f00:1::1",
+    "not an ip",
+    "localhost",
   ];
-  const allowed = ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2606:4700:4700::1111",
-    "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1"];
+  const allowed = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "192.169.0.1",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+    "2002:808:808::1",
+  ];
   for (const ip of forbidden) it(`refuses ${ip}`, () => assert.equal(isForbiddenAddress(ip), true));
   for (const ip of allowed) it(`allows ${ip}`, () => assert.equal(isForbiddenAddress(ip), false));
 });
 
 describe("refusedLiteralHost (the rule every egress path applies to IP literals)", () => {
   it("refuses forbidden literals in any spelling, passes public ones and names, and allows all with private egress", () => {
-    for (const host of ["127.0.0.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.1", "[::1]", "[::ffff:127.0.0.1]", "169.254.169.254", "10.1.2.3"]) {
+    for (const host of [
+      "127.0.0.1",
+      "2130706433",
+      "0x7f000001",
+      "0177.0.0.1",
+      "127.1",
+      "[::1]",
+      "[::ffff:127.0.0.1]",
+      "169.254.169.254",
+      "10.1.2.3",
+    ]) {
       const refused = refusedLiteralHost(host, false);
       assert.ok(refused, host);
       assert.equal(refused.code, "EGRESS_REFUSED");
@@ -126,7 +177,14 @@ describe("guardedLookup and assertEgressAllowed", () => {
   });
 
   it("assertEgressAllowed refuses literal and resolved private hosts", async () => {
-    for (const url of ["http://127.0.0.1/", "http://2130706433/", "http://[::1]/", "http://[::ffff:7f00:1]/", "http://localhost/", "http://0x7f.1/"]) {
+    for (const url of [
+      "http://127.0.0.1/",
+      "http://2130706433/",
+      "http://[::1]/",
+      "http://[::ffff:7f00:1]/",
+      "http://localhost/",
+      "http://0x7f.1/",
+    ]) {
       await assert.rejects(assertEgressAllowed(new URL(url), false), { message: EGRESS_REFUSED_MESSAGE }, url);
       await assertEgressAllowed(new URL(url), true);
     }

@@ -44,7 +44,12 @@ describe("egress proxy DNS answers", () => {
   const proxies: EgressProxy[] = [];
 
   async function proxy(allowPrivateEgress = false): Promise<EgressProxy> {
-    const started = await createEgressProxy({ socketPath: join(dir, `p${proxies.length}.sock`), allowPrivateEgress, lookup: fakeLookup(dns), resolver: fakeResolver(dns) });
+    const started = await createEgressProxy({
+      socketPath: join(dir, `p${proxies.length}.sock`),
+      allowPrivateEgress,
+      lookup: fakeLookup(dns),
+      resolver: fakeResolver(dns),
+    });
     proxies.push(started);
     return started;
   }
@@ -88,5 +93,4 @@ describe("egress proxy DNS answers", () => {
     const privateReverse = await dnsQuery(socketPath, "/dns/reverse?address=10.0.0.1");
     assert.equal(privateReverse.body.error.code, "EGRESS_REFUSED");
   });
-
 });

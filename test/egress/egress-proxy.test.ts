@@ -39,7 +39,11 @@ function parse(text: string): Exchange {
 }
 
 /** Writes `request` raw and reads until the proxy closes (or `until` matches). */
-function exchange(socketPath: string, request: string | Buffer, until?: (text: string) => boolean): Promise<Exchange & { socket: net.Socket }> {
+function exchange(
+  socketPath: string,
+  request: string | Buffer,
+  until?: (text: string) => boolean,
+): Promise<Exchange & { socket: net.Socket }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let text = "";
@@ -83,7 +87,12 @@ describe("egress proxy", () => {
   const proxies: EgressProxy[] = [];
 
   async function proxy(options: Partial<EgressProxyOptions> = {}): Promise<EgressProxy> {
-    const started = await createEgressProxy({ socketPath: join(dir, `p${proxies.length}.sock`), allowPrivateEgress: false, lookup, ...options });
+    const started = await createEgressProxy({
+      socketPath: join(dir, `p${proxies.length}.sock`),
+      allowPrivateEgress: false,
+      lookup,
+      ...options,
+    });
     proxies.push(started);
     return started;
   }
@@ -103,7 +112,9 @@ describe("egress proxy", () => {
     });
     await new Promise<void>((resolve) => banner.listen(0, "127.0.0.1", resolve));
     bannerPort = (banner.address() as AddressInfo).port;
-    web = http.createServer((req, res) => res.end(`${req.method} ${req.url} host=${req.headers.host} proxy-connection=${req.headers["proxy-connection"] ?? "-"}`));
+    web = http.createServer((req, res) =>
+      res.end(`${req.method} ${req.url} host=${req.headers.host} proxy-connection=${req.headers["proxy-connection"] ?? "-"}`),
+    );
     await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
     webPort = (web.address() as AddressInfo).port;
   });
@@ -259,7 +270,14 @@ describe("egress proxy", () => {
 
 /** A loopback listener that accepts nothing more: its process is stopped and its queue full. */
 async function stalledListener(): Promise<{ child: ChildProcess; port: number; fillers: net.Socket[] }> {
-  const child = spawn(process.execPath, ["-e", `const s = require("net").createServer().listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => console.log(s.address().port))`], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const s = require("net").createServer().listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => console.log(s.address().port))`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const port = Number(await new Promise<string>((resolve) => child.stdout!.once("data", (data) => resolve(String(data).trim()))));
   process.kill(child.pid!, "SIGSTOP");
   const fillers: net.Socket[] = [];

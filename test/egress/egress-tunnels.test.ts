@@ -144,4 +144,3 @@ describe("egress tunnels", () => {
     assert.equal(proxy.tunnelCount("erin"), 0);
   });
 });
-

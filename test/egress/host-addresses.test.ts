@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import os from "node:os";
 import { describe, it } from "node:test";
-import { assertEgressAllowed, guardedLookup, isForbiddenAddress, normalizeHostLiteral, refusedLiteralHost } from "../../src/egress/egress-guard.js";
+import {
+  assertEgressAllowed,
+  guardedLookup,
+  isForbiddenAddress,
+  normalizeHostLiteral,
+  refusedLiteralHost,
+} from "../../src/egress/egress-guard.js";
 import { createHostAddresses, HOST_ADDRESSES_REFRESH_MS, systemHostAddresses } from "../../src/egress/host-addresses.js";
 import { resolveTarget } from "../../src/egress/egress-target.js";
 import { fakeLookup } from "../helpers/fake-dns.js";
@@ -15,12 +21,26 @@ const HOST_V6 = "2606:4700:90::20";
 
 describe("the documentation ranges", () => {
   it("are refused, IPv4 in any spelling and inside IPv6, and 2001:db8::/32", () => {
-    for (const ip of ["192.0.2.1", "192.0.2.255", "198.51.100.7", "198.51.100.0", "203.0.113.9", "203.0.113.255", "3221225985", "::ffff:198.51.100.7", "64:ff9b::203.0.113.9", "2002:c000:201::1", "2001:db8::1", "2001:db8:ffff::1"]) {
+    for (const ip of [
+      "192.0.2.1",
+      "192.0.2.255",
+      "198.51.100.7",
+      "198.51.100.0",
+      "203.0.113.9",
+      "203.0.113.255",
+      "3221225985",
+      "::ffff:198.51.100.7",
+      "64:ff9b::203.0.113.9",
+      "2002:c000:201::1",
+      "2001:db8::1",
+      "2001:db8:ffff::1",
+    ]) {
       assert.equal(isForbiddenAddress(ip), true, ip);
       assert.ok(refusedLiteralHost(ip, false), ip);
       assert.equal(refusedLiteralHost(ip, true), undefined, `${ip} with private egress allowed`);
     }
-    for (const ip of ["192.0.3.1", "198.51.101.1", "203.0.114.1", "198.52.100.1", "2001:db9::1"]) assert.equal(isForbiddenAddress(ip), false, ip);
+    for (const ip of ["192.0.3.1", "198.51.101.1", "203.0.114.1", "198.52.100.1", "2001:db9::1"])
+      assert.equal(isForbiddenAddress(ip), false, ip);
   });
 });
 
@@ -29,7 +49,17 @@ describe("the host's own addresses", () => {
 
   it("are refused when passed in, in any spelling, IPv4 also inside IPv6; other public addresses pass", () => {
     hosts.close();
-    for (const ip of [HOST_V4, "0xc0586314", "3227018004", "::ffff:192.88.99.20", "64:ff9b::c058:6314", "2002:c058:6314::1", HOST_V6, "2606:4700:90:0:0:0:0:20", "[2606:4700:90::20]"]) {
+    for (const ip of [
+      HOST_V4,
+      "0xc0586314",
+      "3227018004",
+      "::ffff:192.88.99.20",
+      "64:ff9b::c058:6314",
+      "2002:c058:6314::1",
+      HOST_V6,
+      "2606:4700:90:0:0:0:0:20",
+      "[2606:4700:90::20]",
+    ]) {
       assert.equal(isForbiddenAddress(ip, hosts), true, ip);
       assert.equal(isForbiddenAddress(ip), false, `${ip} is public when the host's addresses are not given`);
       assert.ok(refusedLiteralHost(ip, false, hosts), ip);
@@ -40,15 +70,26 @@ describe("the host's own addresses", () => {
   });
 
   it("are refused for names that resolve to them: the proxy's resolution, the guarded lookup, assertEgressAllowed", async () => {
-    const lookup = fakeLookup({ addresses: { "self.test": [{ address: HOST_V4, family: 4 }], "other.test": [{ address: "192.88.99.21", family: 4 }] } });
-    await assert.rejects(resolveTarget("self.test", { allowPrivate: false, lookup, hostAddresses: hosts }), { code: "EGRESS_REFUSED", address: HOST_V4 });
+    const lookup = fakeLookup({
+      addresses: { "self.test": [{ address: HOST_V4, family: 4 }], "other.test": [{ address: "192.88.99.21", family: 4 }] },
+    });
+    await assert.rejects(resolveTarget("self.test", { allowPrivate: false, lookup, hostAddresses: hosts }), {
+      code: "EGRESS_REFUSED",
+      address: HOST_V4,
+    });
     await assert.rejects(resolveTarget(HOST_V6, { allowPrivate: false, lookup, hostAddresses: hosts }), { code: "EGRESS_REFUSED" });
-    assert.deepEqual(await resolveTarget("self.test", { allowPrivate: true, lookup, hostAddresses: hosts }), [{ address: HOST_V4, family: 4 }]);
-    assert.deepEqual(await resolveTarget("other.test", { allowPrivate: false, lookup, hostAddresses: hosts }), [{ address: "192.88.99.21", family: 4 }]);
+    assert.deepEqual(await resolveTarget("self.test", { allowPrivate: true, lookup, hostAddresses: hosts }), [
+      { address: HOST_V4, family: 4 },
+    ]);
+    assert.deepEqual(await resolveTarget("other.test", { allowPrivate: false, lookup, hostAddresses: hosts }), [
+      { address: "192.88.99.21", family: 4 },
+    ]);
     // The guarded lookup of service-side requests: localhost's answer stands for a name that
     // resolves to an address of the host (127.0.0.1 given as one), checked before any connect.
     const onlyHost = { has: (address: string) => address === "::1" || address === "127.0.0.1" };
-    const refused = await new Promise<Error | null>((resolve) => guardedLookup(false, onlyHost)("localhost", { all: true }, (err) => resolve(err)));
+    const refused = await new Promise<Error | null>((resolve) =>
+      guardedLookup(false, onlyHost)("localhost", { all: true }, (err) => resolve(err)),
+    );
     assert.equal((refused as NodeJS.ErrnoException | null)?.code, "EGRESS_REFUSED");
     await assert.rejects(assertEgressAllowed(new URL(`https://[${HOST_V6}]/token`), false, hosts), { code: "EGRESS_REFUSED" });
     await assertEgressAllowed(new URL(`https://[${HOST_V6}]/token`), true, hosts);

@@ -7,11 +7,22 @@ import { chromium, type Browser } from "playwright-core";
 export const CHROMIUM_PATH = process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium";
 
 export const BROWSER_SKIP: string | undefined =
-  process.env.CI || existsSync(CHROMIUM_PATH) ? undefined : `needs Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set SLUICE_CHROMIUM to its path)`;
+  process.env.CI || existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `needs Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set SLUICE_CHROMIUM to its path)`;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }

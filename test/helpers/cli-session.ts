@@ -32,9 +32,16 @@ export function startCli(args: string[], env: Record<string, string>, cwd: strin
       return new Promise((resolve, reject) => {
         const check = () => {
           if (pattern.test(text[stream])) return done(undefined);
-          if (child.exitCode !== null) return done(new Error(`sluice ${args.join(" ")} exited (${child.exitCode}) before printing ${pattern}\n${text.stdout}\n${text.stderr}`));
+          if (child.exitCode !== null)
+            return done(
+              new Error(`sluice ${args.join(" ")} exited (${child.exitCode}) before printing ${pattern}\n${text.stdout}\n${text.stderr}`),
+            );
         };
-        const timer = setTimeout(() => done(new Error(`sluice ${args.join(" ")} did not print ${pattern} within ${deadlineMs} ms\n${text.stdout}\n${text.stderr}`)), deadlineMs);
+        const timer = setTimeout(
+          () =>
+            done(new Error(`sluice ${args.join(" ")} did not print ${pattern} within ${deadlineMs} ms\n${text.stdout}\n${text.stderr}`)),
+          deadlineMs,
+        );
         const done = (error: Error | undefined) => {
           clearTimeout(timer);
           listeners.delete(check);

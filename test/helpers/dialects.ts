@@ -10,7 +10,8 @@ export function testDialects(): DialectName[] {
   const chosen = process.env.SLUICE_TEST_DIALECTS?.split(",").map((s) => s.trim()) as DialectName[] | undefined;
   const available: DialectName[] = process.env.TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
   const dialects = chosen ? available.filter((d) => chosen.includes(d)) : available;
-  if (chosen?.includes("postgres") && !process.env.TEST_DATABASE_URL) throw new Error("SLUICE_TEST_DIALECTS asks for postgres but TEST_DATABASE_URL is not set");
+  if (chosen?.includes("postgres") && !process.env.TEST_DATABASE_URL)
+    throw new Error("SLUICE_TEST_DIALECTS asks for postgres but TEST_DATABASE_URL is not set");
   return dialects;
 }
 

@@ -42,7 +42,8 @@ export function fakeResolver(table: DnsTable): EgressResolver {
     if (!found) throw dnsError("ENODATA", syscall, hostname);
     return found;
   };
-  const withTtl = async (hostname: string, rrtype: string) => ((await query(hostname, rrtype)) as string[]).map((address) => ({ address, ttl: 60 }));
+  const withTtl = async (hostname: string, rrtype: string) =>
+    ((await query(hostname, rrtype)) as string[]).map((address) => ({ address, ttl: 60 }));
   return {
     resolve: query,
     resolve4: (hostname) => withTtl(hostname, "A"),

@@ -15,7 +15,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export async function request<T = any>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+export async function request<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<TestResponse<T>> {
   const url = new URL(baseUrl + path);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { ...(options.headers ?? {}) };

@@ -33,7 +33,12 @@ export async function startTokenServer(): Promise<TokenServer> {
     req.setEncoding("utf8");
     req.on("data", (chunk: string) => (text += chunk));
     req.on("end", () => {
-      const request: TokenRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, form: Object.fromEntries(new URLSearchParams(text)) };
+      const request: TokenRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        form: Object.fromEntries(new URLSearchParams(text)),
+      };
       requests.push(request);
       const answer = state.answer(request);
       setTimeout(() => {

@@ -5,7 +5,9 @@ import { readFileSync } from "node:fs";
 
 /** Resolves once the child has exited (at once if it already has). */
 export function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
 /** Descendants of a process (Linux /proc), read before it is killed. */

@@ -4,6 +4,10 @@ import { loadConfig, type SandboxSetting } from "../../src/config.js";
 import { runnerSettings, type RunnerSettings } from "../../src/runtime/component-runner.js";
 import { chooseSandbox } from "../../src/runtime/sandbox/choose-sandbox.js";
 
-export function testRunnerSettings(dataDir: string, overrides: Partial<RunnerSettings> = {}, sandbox: SandboxSetting = "auto"): RunnerSettings {
+export function testRunnerSettings(
+  dataDir: string,
+  overrides: Partial<RunnerSettings> = {},
+  sandbox: SandboxSetting = "auto",
+): RunnerSettings {
   return { ...runnerSettings({ ...loadConfig({}), dataDir }, chooseSandbox(sandbox)), ...overrides };
 }

@@ -59,13 +59,20 @@ export interface RunningServer {
 }
 
 /** Starts `sluice serve` and waits for its "sluice started" log line, which carries the URL (with the api role). */
-export function startServer(env: Record<string, string>, cwd: string | undefined, args: string[] = [], deadlineMs = 20_000): Promise<RunningServer> {
+export function startServer(
+  env: Record<string, string>,
+  cwd: string | undefined,
+  args: string[] = [],
+  deadlineMs = 20_000,
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, "serve", ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let started = false;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("exit", (code, signal) => done({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.on("exit", (code, signal) => done({ code, signal })),
+    );
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`sluice serve did not start within ${deadlineMs} ms\n${stdout}\n${stderr}`));

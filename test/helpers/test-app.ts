@@ -13,7 +13,14 @@ import type { LookupFunction } from "../../src/egress/egress-target.js";
  * Names the app's own egress checks (a webhook's URL) resolve in tests: a table, so no test sends
  * a DNS query anywhere. Other names do not resolve, which such checks accept.
  */
-const TEST_DNS: LookupFunction = fakeLookup({ addresses: { localhost: [{ address: "127.0.0.1", family: 4 }, { address: "::1", family: 6 }] } });
+const TEST_DNS: LookupFunction = fakeLookup({
+  addresses: {
+    localhost: [
+      { address: "127.0.0.1", family: 4 },
+      { address: "::1", family: 6 },
+    ],
+  },
+});
 
 export const ADMIN_TOKEN = "test-admin-token-of-at-least-32-characters";
 
@@ -44,7 +51,14 @@ let counter = 0;
 export async function startTestApp(
   dialect: DialectName,
   overrides: Partial<Config> = {},
-  options: { roles?: Role[]; clock?: StartOptions["clock"]; database?: TestDatabase; logger?: StartOptions["logger"]; jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"]; lookup?: LookupFunction } = {},
+  options: {
+    roles?: Role[];
+    clock?: StartOptions["clock"];
+    database?: TestDatabase;
+    logger?: StartOptions["logger"];
+    jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"];
+    lookup?: LookupFunction;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
   const config: Config = {

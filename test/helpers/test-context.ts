@@ -8,7 +8,9 @@ import { systemClock } from "../../src/lib/clock.js";
 import { createContext } from "../../src/main.js";
 import type { Store } from "../../src/store/store.js";
 
-export interface TestContextOptions extends Partial<Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "metrics" | "userCreatedHooks">> {
+export interface TestContextOptions extends Partial<
+  Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "metrics" | "userCreatedHooks">
+> {
   /** The database handle (default the store's): a transaction, or a connection that logs. */
   db?: Ctx["db"];
 }

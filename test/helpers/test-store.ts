@@ -12,7 +12,10 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-export async function openTestStore(dialect: DialectName, options: Omit<OpenStoreOptions, "databaseUrl" | "dataDir"> = {}): Promise<TestStore> {
+export async function openTestStore(
+  dialect: DialectName,
+  options: Omit<OpenStoreOptions, "databaseUrl" | "dataDir"> = {},
+): Promise<TestStore> {
   const database = await createTestDatabase(dialect);
   let store: Store;
   try {

@@ -11,18 +11,27 @@ describe("waitFor", () => {
   });
 
   it("fails past the deadline, naming what it waited for", async () => {
-    await assert.rejects(waitFor(() => false, { what: "never", timeoutMs: 30 }), /timed out after 30 ms waiting for never/);
+    await assert.rejects(
+      waitFor(() => false, { what: "never", timeoutMs: 30 }),
+      /timed out after 30 ms waiting for never/,
+    );
   });
 
   it("fails at once when the probe throws", async () => {
     const started = Date.now();
-    await assert.rejects(waitFor(() => assert.fail("boom"), 10_000), /boom/);
+    await assert.rejects(
+      waitFor(() => assert.fail("boom"), 10_000),
+      /boom/,
+    );
     assert.ok(Date.now() - started < 5_000);
   });
 
   it("asks again after an error when told to, and reports the last one", async () => {
     let calls = 0;
     assert.equal(await waitFor(() => (++calls < 3 ? assert.fail("not yet") : "ok"), { retryErrors: true }), "ok");
-    await assert.rejects(waitFor(() => assert.fail("still not"), { retryErrors: true, timeoutMs: 30 }), /the last probe threw: still not/);
+    await assert.rejects(
+      waitFor(() => assert.fail("still not"), { retryErrors: true, timeoutMs: 30 }),
+      /the last probe threw: still not/,
+    );
   });
 });

@@ -21,7 +21,12 @@ type Found<T> = Exclude<T, false | undefined | null | 0 | "">;
 
 /** Waits until `probe` gives a value and returns it; `options` may be just the timeout in ms. */
 export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptions | number = {}): Promise<Found<T>> {
-  const { what, timeoutMs = DEFAULT_WAIT_MS, intervalMs, retryErrors = false }: WaitOptions = typeof options === "number" ? { timeoutMs: options } : options;
+  const {
+    what,
+    timeoutMs = DEFAULT_WAIT_MS,
+    intervalMs,
+    retryErrors = false,
+  }: WaitOptions = typeof options === "number" ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   let delay = intervalMs ?? 5;
   let lastError: unknown;
@@ -35,7 +40,8 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptio
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const reason = lastError === undefined ? "" : `; the last probe threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+      const reason =
+        lastError === undefined ? "" : `; the last probe threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
       throw new AssertionError({ message: `timed out after ${timeoutMs} ms waiting for ${what ?? probe.toString()}${reason}` });
     }
     await (delay === 0 ? new Promise((resolve) => setImmediate(resolve)) : new Promise((resolve) => setTimeout(resolve, delay)));

@@ -50,7 +50,11 @@ for (const dialect of DIALECTS) {
         assert.equal(blocked.body.code, "LIMIT_EXCEEDED");
         assert.match(blocked.body.error, /SLUICE_AUTH_FAILURES_PER_MINUTE=3/);
         assert.ok(Number(blocked.headers.get("retry-after")) >= 1);
-        const admin = await request(app.baseUrl, "POST", "/admin/users", { key: ADMIN_TOKEN, headers: from("203.0.113.7"), json: { username: "blocked", email: "b@example.test" } });
+        const admin = await request(app.baseUrl, "POST", "/admin/users", {
+          key: ADMIN_TOKEN,
+          headers: from("203.0.113.7"),
+          json: { username: "blocked", email: "b@example.test" },
+        });
         assert.equal(admin.status, 429, "the admin API counts the same failures");
         const elsewhere = await request(app.baseUrl, "GET", "/users/me", { key: account.apiKey, headers: from("198.51.100.2") });
         assert.equal(elsewhere.status, 200, "another address is not affected");
@@ -58,10 +62,18 @@ for (const dialect of DIALECTS) {
 
       it("wrong admin tokens count too", async () => {
         for (let i = 0; i < 3; i++) {
-          const res = await request(app.baseUrl, "POST", "/admin/users", { key: "x".repeat(40), headers: from("203.0.113.9"), json: { username: "nope", email: "n@example.test" } });
+          const res = await request(app.baseUrl, "POST", "/admin/users", {
+            key: "x".repeat(40),
+            headers: from("203.0.113.9"),
+            json: { username: "nope", email: "n@example.test" },
+          });
           assert.equal(res.status, 401);
         }
-        const res = await request(app.baseUrl, "POST", "/admin/users", { key: ADMIN_TOKEN, headers: from("203.0.113.9"), json: { username: "nope", email: "n@example.test" } });
+        const res = await request(app.baseUrl, "POST", "/admin/users", {
+          key: ADMIN_TOKEN,
+          headers: from("203.0.113.9"),
+          json: { username: "nope", email: "n@example.test" },
+        });
         assert.equal(res.status, 429);
       });
     });
@@ -78,7 +90,10 @@ for (const dialect of DIALECTS) {
         const workflow = (await account.api.post("/workflows", { steps: [{ code: "export default { async run() {} };" }] })).body.data;
         const open = async (path: string) => {
           const controller = new AbortController();
-          const res = await fetch(`${app.baseUrl}${path}`, { headers: { authorization: `Bearer ${account.apiKey}` }, signal: controller.signal });
+          const res = await fetch(`${app.baseUrl}${path}`, {
+            headers: { authorization: `Bearer ${account.apiKey}` },
+            signal: controller.signal,
+          });
           return { res, close: () => controller.abort() };
         };
         const first = await open(`/workflows/${workflow.id}/sse`);
@@ -93,14 +108,17 @@ for (const dialect of DIALECTS) {
         assert.ok(third.res.headers.get("retry-after"));
         const neighbour = await app.newAccount();
         const theirs = (await neighbour.api.post("/workflows", { steps: [{ code: "export default { async run() {} };" }] })).body.data;
-        const neighbourTail = await fetch(`${app.baseUrl}/workflows/${theirs.id}/sse`, { headers: { authorization: `Bearer ${neighbour.apiKey}` } });
+        const neighbourTail = await fetch(`${app.baseUrl}/workflows/${theirs.id}/sse`, {
+          headers: { authorization: `Bearer ${neighbour.apiKey}` },
+        });
         assert.equal(neighbourTail.status, 200, "other accounts have their own slots");
         await neighbourTail.body?.cancel();
 
         first.close();
         let again = await open(`/workflows/${workflow.id}/sse`);
         // The server notices the closed connection a moment later.
-        for (const deadline = Date.now() + 5_000; again.res.status === 429 && Date.now() < deadline; ) again = await open(`/workflows/${workflow.id}/sse`);
+        for (const deadline = Date.now() + 5_000; again.res.status === 429 && Date.now() < deadline;)
+          again = await open(`/workflows/${workflow.id}/sse`);
         assert.equal(again.res.status, 200, "a closed tail frees its slot");
         again.close();
         second.close();
@@ -115,7 +133,11 @@ for (const dialect of DIALECTS) {
       after(async () => app?.close());
 
       it("a client cannot escape the limit by naming other addresses", async () => {
-        for (let i = 0; i < 2; i++) assert.equal((await request(app.baseUrl, "GET", "/users/me", { key: UNKNOWN_KEY, headers: { "x-forwarded-for": `192.0.2.${i}` } })).status, 401);
+        for (let i = 0; i < 2; i++)
+          assert.equal(
+            (await request(app.baseUrl, "GET", "/users/me", { key: UNKNOWN_KEY, headers: { "x-forwarded-for": `192.0.2.${i}` } })).status,
+            401,
+          );
         const res = await request(app.baseUrl, "GET", "/users/me", { key: UNKNOWN_KEY, headers: { "x-forwarded-for": "192.0.2.99" } });
         assert.equal(res.status, 429);
       });

@@ -65,7 +65,11 @@ for (const dialect of DIALECTS) {
 
     it("stores credentials encrypted (AES-GCM text, not the plaintext)", async () => {
       const created = await account.api.post("/accounts", { app: "demo", credentials: { token: SECRET } });
-      const row = await app.sluice.services.ctx.db.selectFrom("connected_accounts").selectAll().where("id", "=", created.body.data.id).executeTakeFirstOrThrow();
+      const row = await app.sluice.services.ctx.db
+        .selectFrom("connected_accounts")
+        .selectAll()
+        .where("id", "=", created.body.data.id)
+        .executeTakeFirstOrThrow();
       assert.ok(!row.credentials.includes(SECRET));
       assert.match(row.credentials, /^v1\.[A-Za-z0-9+/=]+$/);
       assert.deepEqual(JSON.parse(row.fields), ["token"]);
@@ -98,26 +102,42 @@ for (const dialect of DIALECTS) {
         noSecret(res.text);
       }
       const otherApp = await account.api.post("/accounts", { app: "slack", credentials: { token: SECRET } });
-      const wrongApp = await account.api.post("/sources", { component_code: code, configured_props: { demo: { authProvisionId: otherApp.body.data.id } } });
+      const wrongApp = await account.api.post("/sources", {
+        component_code: code,
+        configured_props: { demo: { authProvisionId: otherApp.body.data.id } },
+      });
       assert.equal(wrongApp.status, 400);
       assert.match(wrongApp.body.error, /is for "slack"/);
       const stranger = await app.newAccount();
       const theirs = await stranger.api.post("/accounts", { app: "demo", credentials: { token: SECRET } });
-      const foreign = await account.api.post("/sources", { component_code: code, configured_props: { demo: { authProvisionId: theirs.body.data.id } } });
+      const foreign = await account.api.post("/sources", {
+        component_code: code,
+        configured_props: { demo: { authProvisionId: theirs.body.data.id } },
+      });
       assert.equal(foreign.status, 404);
       assert.match(foreign.body.error, /names no connected account/);
-      const unknownId = await account.api.post("/sources", { component_code: code, configured_props: { demo: { authProvisionId: "apn_nope" } } });
+      const unknownId = await account.api.post("/sources", {
+        component_code: code,
+        configured_props: { demo: { authProvisionId: "apn_nope" } },
+      });
       assert.equal(unknownId.status, 404);
       assert.equal(unknownId.body.error, foreign.body.error, "another account's id is as unknown as a missing one");
     });
 
     it("gives the code this.<app>.$auth from the account an app prop names, and refuses to delete it while used", async () => {
       const connected = (await account.api.post("/accounts", { app: "demo", credentials: { token: SECRET } })).body.data;
-      const source = await createSource(account.api, { component_code: fixtureCode("app-auth.mjs"), configured_props: { demo: { authProvisionId: connected.id } } });
+      const source = await createSource(account.api, {
+        component_code: fixtureCode("app-auth.mjs"),
+        configured_props: { demo: { authProvisionId: connected.id } },
+      });
       assert.deepEqual(source.configured_props.demo, { authProvisionId: connected.id });
       assert.deepEqual(await callEndpoint(source), { auth: { token: SECRET }, header: `Bearer ${SECRET}` });
 
-      const row = await app.sluice.services.ctx.db.selectFrom("sources").select("configured_props").where("id", "=", source.id).executeTakeFirstOrThrow();
+      const row = await app.sluice.services.ctx.db
+        .selectFrom("sources")
+        .select("configured_props")
+        .where("id", "=", source.id)
+        .executeTakeFirstOrThrow();
       noSecret(row.configured_props);
 
       await account.api.put(`/accounts/${connected.id}`, { credentials: { token: OTHER_SECRET } });
@@ -133,20 +153,30 @@ for (const dialect of DIALECTS) {
 
     it("turns an inline $auth into a connected account and replaces its credentials on update", async () => {
       const code = fixtureCode("app-auth.mjs");
-      const created = await account.api.post("/sources", { component_code: code, configured_props: { demo: { $auth: { token: INLINE_SECRET } } } });
+      const created = await account.api.post("/sources", {
+        component_code: code,
+        configured_props: { demo: { $auth: { token: INLINE_SECRET } } },
+      });
       assert.equal(created.status, 200, created.text);
       noSecret(created.text);
       const source = created.body.data;
       const accountId = source.configured_props.demo.authProvisionId;
       assert.match(accountId, /^apn_/);
       assert.deepEqual(await callEndpoint(source), { auth: { token: INLINE_SECRET }, header: `Bearer ${INLINE_SECRET}` });
-      for (const res of [await account.api.get(`/sources/${source.id}`), await account.api.get("/users/me/sources"), await account.api.get("/users/me/accounts")]) {
+      for (const res of [
+        await account.api.get(`/sources/${source.id}`),
+        await account.api.get("/users/me/sources"),
+        await account.api.get("/users/me/accounts"),
+      ]) {
         assert.equal(res.status, 200);
         noSecret(res.text);
       }
       assert.deepEqual((await account.api.get(`/accounts/${accountId}`)).body.data.fields, ["token"]);
 
-      const updated = await account.api.put(`/sources/${source.id}`, { component_code: code, configured_props: { demo: { $auth: { token: SECRET } } } });
+      const updated = await account.api.put(`/sources/${source.id}`, {
+        component_code: code,
+        configured_props: { demo: { $auth: { token: SECRET } } },
+      });
       assert.equal(updated.status, 200, updated.text);
       noSecret(updated.text);
       assert.deepEqual(updated.body.data.configured_props.demo, { authProvisionId: accountId });
@@ -172,7 +202,10 @@ for (const dialect of DIALECTS) {
         });
         if (dialect === "sqlite") {
           unlinkSync(join(database.dataDir, KEY_FILE));
-          await assert.rejects(startTestApp(dialect, {}, { database }), (error: Error) => error instanceof ConfigError && /key file .* is missing/.test(error.message));
+          await assert.rejects(
+            startTestApp(dialect, {}, { database }),
+            (error: Error) => error instanceof ConfigError && /key file .* is missing/.test(error.message),
+          );
         }
       } finally {
         await database.drop();

@@ -17,7 +17,8 @@ for (const dialect of DIALECTS) {
   describe(`dead jobs for the operator [${dialect}]`, () => {
     let app: TestApp;
     const attempts: number[] = [];
-    const admin = (method: string, path: string, query?: Record<string, string | number>) => request(app.baseUrl, method, path, { key: ADMIN_TOKEN, query });
+    const admin = (method: string, path: string, query?: Record<string, string | number>) =>
+      request(app.baseUrl, method, path, { key: ADMIN_TOKEN, query });
     const deadCount = async () => {
       const res = await request(app.origin, "GET", "/metrics");
       assert.equal(res.status, 200, res.text);
@@ -41,7 +42,11 @@ for (const dialect of DIALECTS) {
       await queue.enqueue(db, [{ type: "test.poison", payload: { n: 1 } }]);
       await waitFor(async () => (await deadCount()) === 1, 15_000);
       assert.deepEqual(attempts, [1, 2, 3]);
-      assert.equal((await db.selectFrom("jobs").select("id").where("type", "=", "test.poison").execute()).length, 0, "not in the queue any more");
+      assert.equal(
+        (await db.selectFrom("jobs").select("id").where("type", "=", "test.poison").execute()).length,
+        0,
+        "not in the queue any more",
+      );
 
       const listed = await admin("GET", "/admin/jobs", { state: "dead" });
       assert.equal(listed.status, 200, listed.text);
@@ -61,7 +66,10 @@ for (const dialect of DIALECTS) {
       assert.equal(first.body.page_info.total_count, 2);
       assert.deepEqual(first.body.data[0].payload, { n: 2 });
       const second = await admin("GET", "/admin/jobs", { state: "dead", limit: 1, after: first.body.page_info.end_cursor });
-      assert.deepEqual(second.body.data.map((j: { id: string }) => j.id), [job.id]);
+      assert.deepEqual(
+        second.body.data.map((j: { id: string }) => j.id),
+        [job.id],
+      );
 
       // The CLI, through the admin API and directly on the database.
       const env = cliEnv(app.database, { SLUICE_API_URL: app.origin, SLUICE_ADMIN_TOKEN: ADMIN_TOKEN });
@@ -71,7 +79,12 @@ for (const dialect of DIALECTS) {
       assert.match(viaApi.stdout, new RegExp(`^${job.id}\\s+test\\.poison\\s+3\\s+\\S+\\s+poisoned \\(attempt 3\\)$`, "m"));
       const direct = await runCli(["jobs", "dead", "--json"], cliEnv(app.database), app.database.dataDir);
       assert.equal(direct.code, 0, direct.stderr);
-      assert.deepEqual(JSON.parse(direct.stdout).data.map((j: { id: string }) => j.id).sort(), [job.id, first.body.data[0].id].sort());
+      assert.deepEqual(
+        JSON.parse(direct.stdout)
+          .data.map((j: { id: string }) => j.id)
+          .sort(),
+        [job.id, first.body.data[0].id].sort(),
+      );
 
       // Retried: runnable again with its attempts reset, and dead again after as many.
       const retried = await admin("POST", `/admin/jobs/${job.id}/retry`);
@@ -99,7 +112,10 @@ for (const dialect of DIALECTS) {
 
       assert.equal((await admin("GET", "/admin/jobs", { state: "running" })).status, 400);
       assert.equal((await admin("GET", "/admin/jobs")).status, 400);
-      assert.equal((await request(app.baseUrl, "GET", "/admin/jobs", { key: "wrong-token-wrong-token-wrong-token", query: { state: "dead" } })).status, 401);
+      assert.equal(
+        (await request(app.baseUrl, "GET", "/admin/jobs", { key: "wrong-token-wrong-token-wrong-token", query: { state: "dead" } })).status,
+        401,
+      );
       const cli = await runCli(["jobs", "retry", "job_nope"], cliEnv(app.database), app.database.dataDir);
       assert.equal(cli.code, 1, cli.stdout + cli.stderr);
       assert.match(cli.stderr, /sluice: record not found/);

@@ -54,7 +54,10 @@ for (const dialect of DIALECTS) {
         assert.doesNotMatch(listed.api_key, KEY, "listed keys are masked");
         assert.match(listed.api_key, /\*{4}/);
       }
-      assert.ok(all.some((k: { api_key: string }) => k.api_key.endsWith(account.apiKey.slice(-4))), "the account's first key is listed");
+      assert.ok(
+        all.some((k: { api_key: string }) => k.api_key.endsWith(account.apiKey.slice(-4))),
+        "the account's first key is listed",
+      );
       assert.equal(all.find((k: { id: string }) => k.id === key.id).last_used_at, Math.floor(clock.now() / 1000), "last use recorded");
     });
 
@@ -113,7 +116,14 @@ for (const dialect of DIALECTS) {
 
     it("last_used_at is written at most once a minute, not on every request", async () => {
       const account = await app.newAccount();
-      const lastUsed = async () => (await app.sluice.services.ctx.db.selectFrom("api_keys").select("last_used_at").where("user_id", "=", account.id).executeTakeFirstOrThrow()).last_used_at;
+      const lastUsed = async () =>
+        (
+          await app.sluice.services.ctx.db
+            .selectFrom("api_keys")
+            .select("last_used_at")
+            .where("user_id", "=", account.id)
+            .executeTakeFirstOrThrow()
+        ).last_used_at;
       await account.api.get("/users/me");
       const first = Number(await lastUsed());
       assert.equal(first, clock.now());

@@ -43,7 +43,18 @@ for (const dialect of DIALECTS) {
     };
     /** Waits until no run the account's requests queued is left (each was committed before its 200). */
     const drained = (who: Account) =>
-      waitFor(async () => (await app.sluice.services.ctx.db.selectFrom("jobs").select("id").where("user_id", "=", who.id).where("type", "=", "source.run").execute()).length === 0, { what: "the queued apphook runs", timeoutMs: 20_000 });
+      waitFor(
+        async () =>
+          (
+            await app.sluice.services.ctx.db
+              .selectFrom("jobs")
+              .select("id")
+              .where("user_id", "=", who.id)
+              .where("type", "=", "source.run")
+              .execute()
+          ).length === 0,
+        { what: "the queued apphook runs", timeoutMs: 20_000 },
+      );
     const send = (url: string, init: { body?: unknown; raw?: string; headers?: Record<string, string>; query?: string; method?: string }) =>
       fetch(url + (init.query ?? ""), {
         method: init.method ?? "POST",
@@ -78,14 +89,22 @@ for (const dialect of DIALECTS) {
     it("runs the bound sources whose eventNames take the event's name: header, then ?event=, then body type, then event.type", async () => {
       const slack = await connect(account, "slack");
       const discord = await connect(account, "discord");
-      const bind = (code: string, props: Record<string, unknown> = {}) => createSource(account.api, { component_code: code, configured_props: { slack: { authProvisionId: slack.id }, ...props } });
+      const bind = (code: string, props: Record<string, unknown> = {}) =>
+        createSource(account.api, { component_code: code, configured_props: { slack: { authProvisionId: slack.id }, ...props } });
       const channel = await bind(fixtureCode("apphook-slack.mjs"), { conversations: ["C1"] });
       const messages = await bind(fixtureCode("apphook-slack.mjs"));
       const reactions = await bind(STATIC_NAMES);
       const everything = await bind(NO_NAMES);
       const emptyList = await bind(EMPTY_NAMES);
-      const otherAccount = await createSource(account.api, { component_code: fixtureCode("apphook-discord.mjs"), configured_props: { discord: { authProvisionId: discord.id } } });
-      assert.deepEqual(channel.configured_props, { slack: { authProvisionId: slack.id }, conversations: ["C1"] }, "the apphook prop takes no value");
+      const otherAccount = await createSource(account.api, {
+        component_code: fixtureCode("apphook-discord.mjs"),
+        configured_props: { discord: { authProvisionId: discord.id } },
+      });
+      assert.deepEqual(
+        channel.configured_props,
+        { slack: { authProvisionId: slack.id }, conversations: ["C1"] },
+        "the apphook prop takes no value",
+      );
 
       const challenge = await send(slack.webhook_url, { body: { token: "tok", challenge: "3eZbrw1aBm2rZgRN", type: "url_verification" } });
       assert.equal(challenge.status, 200);
@@ -96,9 +115,17 @@ for (const dialect of DIALECTS) {
       await accepted(await send(slack.webhook_url, { body: { n: 2 }, query: "?event=reaction_added" }));
       await accepted(await send(slack.webhook_url, { body: { n: 3, type: "message" } }));
       await accepted(await send(slack.webhook_url, { body: { n: 4, event: { type: "reaction_added" } } }));
-      await accepted(await send(slack.webhook_url, { body: { n: 5, type: "other" }, headers: { "x-sluice-event-name": "message" }, query: "?event=reaction_added" }));
+      await accepted(
+        await send(slack.webhook_url, {
+          body: { n: 5, type: "other" },
+          headers: { "x-sluice-event-name": "message" },
+          query: "?event=reaction_added",
+        }),
+      );
       await accepted(await send(slack.webhook_url, { body: { n: 6, type: "message" }, query: "?event=message:C1" }));
-      await accepted(await send(slack.webhook_url, { raw: "plain words", headers: { "content-type": "text/plain" }, query: "?event=message" }));
+      await accepted(
+        await send(slack.webhook_url, { raw: "plain words", headers: { "content-type": "text/plain" }, query: "?event=message" }),
+      );
       await accepted(await send(slack.webhook_url, { body: { n: 8, type: "unknown" } }));
       await accepted(await send(slack.webhook_url, { body: { n: 9 } }));
       await accepted(await send(discord.webhook_url, { body: { n: 10, t: "MESSAGE_CREATE" }, method: "PUT" }));
@@ -113,7 +140,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await received(account, otherAccount.id), [10], "only its own account's events");
 
       const [first] = await summaries(account.api, channel.id);
-      assert.deepEqual(first.event, { event: { n: 6, type: "message" }, authorized: true }, "run(event) gets the posted JSON, this.slack.$auth the credentials");
+      assert.deepEqual(
+        first.event,
+        { event: { n: 6, type: "message" }, authorized: true },
+        "run(event) gets the posted JSON, this.slack.$auth the credentials",
+      );
       for (const source of [channel, messages, reactions, everything, emptyList, otherAccount]) {
         assert.deepEqual(await summaries(account.api, source.id, { event_name: "$errors" }), [], `no errors on ${source.id}`);
         assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
@@ -122,13 +153,19 @@ for (const dialect of DIALECTS) {
 
     it("answers 404 to an unknown key, 413 to a body over 512 KB, 200 to a GET, and never a 5xx to odd input", async () => {
       const slack = await connect(account, "slack");
-      const everything = await createSource(account.api, { component_code: NO_NAMES, configured_props: { slack: { authProvisionId: slack.id } } });
+      const everything = await createSource(account.api, {
+        component_code: NO_NAMES,
+        configured_props: { slack: { authProvisionId: slack.id } },
+      });
       const base = `${app.origin}/a/`;
 
       const unknown = await send(`${base}nosuchkey0000000000000000`, { body: { type: "message" } });
       assert.equal(unknown.status, 404);
       assert.equal(typeof (await unknown.json()).error, "string");
-      const tooLarge = await send(slack.webhook_url, { raw: JSON.stringify({ blob: "x".repeat(600 * 1024) }), headers: { "content-type": "application/json" } });
+      const tooLarge = await send(slack.webhook_url, {
+        raw: JSON.stringify({ blob: "x".repeat(600 * 1024) }),
+        headers: { "content-type": "application/json" },
+      });
       assert.equal(tooLarge.status, 413);
       assert.equal(typeof (await tooLarge.json()).error, "string");
       const ping = await fetch(slack.webhook_url);
@@ -163,25 +200,48 @@ for (const dialect of DIALECTS) {
     it("binds only the caller's own accounts, refuses an apphook without its account, and reports a failed eventNames on $errors", async () => {
       const stranger = await app.newAccount();
       const theirs = await connect(stranger, "slack");
-      const unknown = await account.api.post("/sources", { component_code: NO_NAMES, configured_props: { slack: { authProvisionId: "apn_nosuchaccount" } } });
-      const foreign = await account.api.post("/sources", { component_code: NO_NAMES, configured_props: { slack: { authProvisionId: theirs.id } } });
+      const unknown = await account.api.post("/sources", {
+        component_code: NO_NAMES,
+        configured_props: { slack: { authProvisionId: "apn_nosuchaccount" } },
+      });
+      const foreign = await account.api.post("/sources", {
+        component_code: NO_NAMES,
+        configured_props: { slack: { authProvisionId: theirs.id } },
+      });
       assert.equal(foreign.status, 404, foreign.text);
-      assert.deepEqual({ status: foreign.status, body: foreign.body }, { status: unknown.status, body: { ...unknown.body, error: unknown.body.error.replace("apn_nosuchaccount", theirs.id) } }, "another user's account is as unknown as a missing one");
+      assert.deepEqual(
+        { status: foreign.status, body: foreign.body },
+        { status: unknown.status, body: { ...unknown.body, error: unknown.body.error.replace("apn_nosuchaccount", theirs.id) } },
+        "another user's account is as unknown as a missing one",
+      );
 
       const unconfigured = await account.api.post("/sources", { component_code: NO_NAMES });
       assert.equal(unconfigured.status, 400);
       assert.match(unconfigured.body.error, /configured_props\.slack is required: the apphook prop "hook"/);
-      const noAppProp = await account.api.post("/sources", { component_code: slackCode(`{ type: "$.interface.apphook", appProp: "nope" }`) });
+      const noAppProp = await account.api.post("/sources", {
+        component_code: slackCode(`{ type: "$.interface.apphook", appProp: "nope" }`),
+      });
       assert.equal(noAppProp.status, 400);
       assert.match(noAppProp.body.error, /names the app prop "nope", which the component does not have/);
 
       const inspected = await account.api.post("/components", { component_code: STATIC_NAMES });
       assert.equal(inspected.status, 200, inspected.text);
-      assert.deepEqual(inspected.body.data.configurable_props.find((prop: any) => prop.name === "hook"), { name: "hook", type: "$.interface.apphook", appProp: "slack", eventNames: ["reaction_added"] });
+      assert.deepEqual(
+        inspected.body.data.configurable_props.find((prop: any) => prop.name === "hook"),
+        { name: "hook", type: "$.interface.apphook", appProp: "slack", eventNames: ["reaction_added"] },
+      );
 
       const slack = await connect(account, "slack");
-      const throwing = await createSource(account.api, { component_code: slackCode(`{ type: "$.interface.apphook", appProp: "slack", async eventNames() { throw new Error("no channel chosen"); } }`), configured_props: { slack: { authProvisionId: slack.id } } });
-      const notAList = await createSource(account.api, { component_code: slackCode(`{ type: "$.interface.apphook", appProp: "slack", eventNames() { return "message"; } }`), configured_props: { slack: { authProvisionId: slack.id } } });
+      const throwing = await createSource(account.api, {
+        component_code: slackCode(
+          `{ type: "$.interface.apphook", appProp: "slack", async eventNames() { throw new Error("no channel chosen"); } }`,
+        ),
+        configured_props: { slack: { authProvisionId: slack.id } },
+      });
+      const notAList = await createSource(account.api, {
+        component_code: slackCode(`{ type: "$.interface.apphook", appProp: "slack", eventNames() { return "message"; } }`),
+        configured_props: { slack: { authProvisionId: slack.id } },
+      });
       const [thrown] = await waitForEvents(account.api, throwing.id, 1, { event_name: "$errors" });
       assert.equal(thrown.event.error.message, "no channel chosen");
       const [badList] = await waitForEvents(account.api, notAList.id, 1, { event_name: "$errors" });
@@ -198,11 +258,17 @@ for (const dialect of DIALECTS) {
     it("chooses the names again on update, skips inactive sources, keeps a used account, and forgets a deleted source", async () => {
       const slack = await connect(account, "slack");
       const code = fixtureCode("apphook-slack.mjs");
-      const source = await createSource(account.api, { component_code: code, configured_props: { slack: { authProvisionId: slack.id }, conversations: ["C1"] } });
+      const source = await createSource(account.api, {
+        component_code: code,
+        configured_props: { slack: { authProvisionId: slack.id }, conversations: ["C1"] },
+      });
       const db = app.sluice.services.ctx.db;
 
       await accepted(await send(slack.webhook_url, { body: { n: 1 }, headers: { "x-sluice-event-name": "message:C2" } }));
-      const updated = await account.api.put(`/sources/${source.id}`, { component_code: code, configured_props: { slack: { authProvisionId: slack.id }, conversations: ["C2"] } });
+      const updated = await account.api.put(`/sources/${source.id}`, {
+        component_code: code,
+        configured_props: { slack: { authProvisionId: slack.id }, conversations: ["C2"] },
+      });
       assert.equal(updated.status, 200, updated.text);
       await accepted(await send(slack.webhook_url, { body: { n: 2 }, headers: { "x-sluice-event-name": "message:C2" } }));
       await drained(account);
@@ -220,7 +286,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await db.selectFrom("apphook_bindings").select("source_id").where("source_id", "=", source.id).execute()).length, 1);
 
       assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
-      assert.deepEqual(await db.selectFrom("apphook_bindings").select("source_id").where("source_id", "=", source.id).execute(), [], "the binding goes with its source");
+      assert.deepEqual(
+        await db.selectFrom("apphook_bindings").select("source_id").where("source_id", "=", source.id).execute(),
+        [],
+        "the binding goes with its source",
+      );
       assert.equal((await account.api.delete(`/accounts/${slack.id}`)).status, 204);
       assert.equal((await send(slack.webhook_url, { body: { n: 4 } })).status, 404, "a deleted account's URL is gone");
     });

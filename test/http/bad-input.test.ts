@@ -31,44 +31,153 @@ function cases(hook: string): Case[] {
     { name: "name is an array", method: "POST", path: "/webhooks", options: { json: { url: "https://e.test", name: ["a"] } }, status: 400 },
     { name: "active is a string", method: "PUT", path: `/webhooks/${hook}`, options: { json: { active: "yes" } }, status: 400 },
     { name: "active is a number", method: "PUT", path: `/webhooks/${hook}`, options: { json: { active: 1 } }, status: 400 },
-    { name: "active in the query is not a boolean", method: "PUT", path: `/webhooks/${hook}`, options: { query: { active: "maybe" } }, status: 400 },
-    { name: "emitter_id is an object", method: "POST", path: "/subscriptions", options: { json: { emitter_id: { a: 1 }, listener_id: hook } }, status: 400 },
-    { name: "admin: username is a number", method: "POST", path: "/admin/users", options: { json: { username: 5, email: "a@b.c" } }, status: 400, admin: true },
-    { name: "admin: a registry package name is a number", method: "POST", path: "/admin/registry/packages", options: { json: { name: 5 } }, status: 400, admin: true },
-    { name: "admin: a registry package name is a URL", method: "POST", path: "/admin/registry/packages", options: { json: { name: "https://example.test/x.tgz" } }, status: 400, admin: true },
-    { name: "admin: a registry package with an unknown field", method: "POST", path: "/admin/registry/packages", options: { json: { name: "left-pad", registry: "https://example.test/" } }, status: 400, admin: true },
-    { name: "admin: plan is unknown", method: "POST", path: "/admin/users", options: { json: { username: "ok", email: "a@b.c", plan: "gold" } }, status: 400, admin: true },
+    {
+      name: "active in the query is not a boolean",
+      method: "PUT",
+      path: `/webhooks/${hook}`,
+      options: { query: { active: "maybe" } },
+      status: 400,
+    },
+    {
+      name: "emitter_id is an object",
+      method: "POST",
+      path: "/subscriptions",
+      options: { json: { emitter_id: { a: 1 }, listener_id: hook } },
+      status: 400,
+    },
+    {
+      name: "admin: username is a number",
+      method: "POST",
+      path: "/admin/users",
+      options: { json: { username: 5, email: "a@b.c" } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "admin: a registry package name is a number",
+      method: "POST",
+      path: "/admin/registry/packages",
+      options: { json: { name: 5 } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "admin: a registry package name is a URL",
+      method: "POST",
+      path: "/admin/registry/packages",
+      options: { json: { name: "https://example.test/x.tgz" } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "admin: a registry package with an unknown field",
+      method: "POST",
+      path: "/admin/registry/packages",
+      options: { json: { name: "left-pad", registry: "https://example.test/" } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "admin: plan is unknown",
+      method: "POST",
+      path: "/admin/users",
+      options: { json: { username: "ok", email: "a@b.c", plan: "gold" } },
+      status: 400,
+      admin: true,
+    },
     // huge or odd numbers
     { name: "limit=1e100", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "1e100" } }, status: 400 },
-    { name: "limit=99999999999999999999999", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "99999999999999999999999" } }, status: 400 },
+    {
+      name: "limit=99999999999999999999999",
+      method: "GET",
+      path: "/users/me/webhooks",
+      options: { query: { limit: "99999999999999999999999" } },
+      status: 400,
+    },
     { name: "limit=-0.5", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "-0.5" } }, status: 400 },
     { name: "limit=NaN", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "NaN" } }, status: 400 },
     { name: "limit=Infinity", method: "GET", path: "/users/me/webhooks", options: { query: { limit: "Infinity" } }, status: 400 },
     { name: "limit twice", method: "GET", path: "/users/me/webhooks?limit=1&limit=2", status: 400 },
     { name: "url twice", method: "POST", path: "/webhooks?url=https://a.test&url=https://b.test", status: 400 },
     { name: "active 1e400 (Infinity) in JSON", method: "PUT", path: `/webhooks/${hook}`, options: raw('{"active": 1e400}'), status: 400 },
-    { name: "a 3 KB url", method: "POST", path: "/webhooks", options: { query: { url: `https://e.test/${"a".repeat(3000)}` } }, status: 400 },
-    { name: "a 1 MB name", method: "POST", path: "/webhooks", options: { json: { url: "https://e.test", name: "n".repeat(1024 * 1024) } }, status: 400 },
-    { name: "a 600-character cursor", method: "GET", path: "/users/me/webhooks", options: { query: { after: "c".repeat(600) } }, status: 400 },
+    {
+      name: "a 3 KB url",
+      method: "POST",
+      path: "/webhooks",
+      options: { query: { url: `https://e.test/${"a".repeat(3000)}` } },
+      status: 400,
+    },
+    {
+      name: "a 1 MB name",
+      method: "POST",
+      path: "/webhooks",
+      options: { json: { url: "https://e.test", name: "n".repeat(1024 * 1024) } },
+      status: 400,
+    },
+    {
+      name: "a 600-character cursor",
+      method: "GET",
+      path: "/users/me/webhooks",
+      options: { query: { after: "c".repeat(600) } },
+      status: 400,
+    },
     { name: "a 300-character id", method: "GET", path: `/webhooks/wh_${"x".repeat(300)}` },
     // bodies too large
     { name: "a 10 MB JSON body", method: "POST", path: "/webhooks", options: raw(Buffer.alloc(10 * 1024 * 1024, "x")), status: 413 },
-    { name: "a 10 MB JSON body to the admin API", method: "POST", path: "/admin/users", options: raw(`{"username":"${"u".repeat(10 * 1024 * 1024)}"}`), status: 413, admin: true },
+    {
+      name: "a 10 MB JSON body to the admin API",
+      method: "POST",
+      path: "/admin/users",
+      options: raw(`{"username":"${"u".repeat(10 * 1024 * 1024)}"}`),
+      status: 413,
+      admin: true,
+    },
     // malformed JSON
     { name: "unterminated object", method: "POST", path: "/webhooks", options: raw("{"), status: 400 },
     { name: "missing value", method: "POST", path: "/webhooks", options: raw('{"url":}'), status: 400 },
     { name: "trailing garbage", method: "POST", path: "/webhooks", options: raw('{"url":"https://e.test"} x'), status: 400 },
     { name: "single quotes", method: "POST", path: "/webhooks", options: raw("{'url':'https://e.test'}"), status: 400 },
-    { name: "invalid UTF-8", method: "POST", path: "/webhooks", options: raw(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), status: 400 },
-    { name: "deeply nested arrays", method: "POST", path: "/webhooks", options: raw(`{"url":"https://e.test","name":${deep(100_000)}}`), status: 400 },
+    {
+      name: "invalid UTF-8",
+      method: "POST",
+      path: "/webhooks",
+      options: raw(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])),
+      status: 400,
+    },
+    {
+      name: "deeply nested arrays",
+      method: "POST",
+      path: "/webhooks",
+      options: raw(`{"url":"https://e.test","name":${deep(100_000)}}`),
+      status: 400,
+    },
     { name: "malformed JSON on a DELETE", method: "DELETE", path: "/subscriptions", options: raw("{nope"), status: 400 },
     { name: "malformed JSON to the admin API", method: "POST", path: "/admin/users", options: raw("{nope"), status: 400, admin: true },
     // unknown fields
     { name: "unknown body field", method: "POST", path: "/webhooks", options: { json: { url: "https://e.test", bogus: 1 } }, status: 400 },
     { name: "unknown field on PUT", method: "PUT", path: `/webhooks/${hook}`, options: { json: { user_id: "u_someone" } }, status: 400 },
-    { name: "unknown field in a subscription body", method: "POST", path: "/subscriptions", options: { json: { emitter_id: "dc_*", listener_id: hook, extra: true } }, status: 400 },
-    { name: "admin: unknown field", method: "POST", path: "/admin/users", options: { json: { username: "ok2", email: "a@b.c", admin: true } }, status: 400, admin: true },
-    { name: "__proto__ is not a field", method: "PUT", path: `/webhooks/${hook}`, options: raw('{"__proto__":{"active":false},"constructor":{"x":1},"bogus":1}'), status: 400 },
+    {
+      name: "unknown field in a subscription body",
+      method: "POST",
+      path: "/subscriptions",
+      options: { json: { emitter_id: "dc_*", listener_id: hook, extra: true } },
+      status: 400,
+    },
+    {
+      name: "admin: unknown field",
+      method: "POST",
+      path: "/admin/users",
+      options: { json: { username: "ok2", email: "a@b.c", admin: true } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "__proto__ is not a field",
+      method: "PUT",
+      path: `/webhooks/${hook}`,
+      options: raw('{"__proto__":{"active":false},"constructor":{"x":1},"bogus":1}'),
+      status: 400,
+    },
     // arrays and scalars where objects are expected
     { name: "array body", method: "POST", path: "/webhooks", options: raw("[]"), status: 400 },
     { name: "array of objects", method: "PUT", path: `/webhooks/${hook}`, options: raw('[{"name":"x"}]'), status: 400 },
@@ -78,24 +187,96 @@ function cases(hook: string): Case[] {
     { name: "admin: array body", method: "POST", path: "/admin/users", options: raw("[]"), status: 400, admin: true },
     // content types
     { name: "text/plain body", method: "POST", path: "/webhooks", options: raw("url=https://e.test", { "content-type": "text/plain" }) },
-    { name: "form body", method: "PUT", path: `/webhooks/${hook}`, options: raw("name=x", { "content-type": "application/x-www-form-urlencoded" }) },
-    { name: "binary body", method: "POST", path: "/subscriptions", options: raw(Buffer.from([0, 1, 2]), { "content-type": "application/octet-stream" }) },
+    {
+      name: "form body",
+      method: "PUT",
+      path: `/webhooks/${hook}`,
+      options: raw("name=x", { "content-type": "application/x-www-form-urlencoded" }),
+    },
+    {
+      name: "binary body",
+      method: "POST",
+      path: "/subscriptions",
+      options: raw(Buffer.from([0, 1, 2]), { "content-type": "application/octet-stream" }),
+    },
     // odd unicode and NUL bytes
-    { name: "NUL in a query value", method: "POST", path: "/webhooks", options: { query: { url: "https://e.test", name: "a\u0000b" } }, status: 400 },
-    { name: "NUL in a JSON string", method: "POST", path: "/webhooks", options: { json: { url: "https://e.test", description: "x\u0000" } }, status: 400 },
+    {
+      name: "NUL in a query value",
+      method: "POST",
+      path: "/webhooks",
+      options: { query: { url: "https://e.test", name: "a\u0000b" } },
+      status: 400,
+    },
+    {
+      name: "NUL in a JSON string",
+      method: "POST",
+      path: "/webhooks",
+      options: { json: { url: "https://e.test", description: "x\u0000" } },
+      status: 400,
+    },
     { name: "NUL in a JSON key", method: "POST", path: "/webhooks", options: raw('{"url":"https://e.test","a\\u0000":1}'), status: 400 },
     { name: "NUL in a path id", method: "GET", path: "/webhooks/wh_a%00b", status: 400 },
-    { name: "NUL in a subscription id", method: "DELETE", path: "/subscriptions", options: { query: { emitter_id: "dc_*", listener_id: "wh_\u0000", event_name: "" } }, status: 400 },
-    { name: "NUL in a cursor", method: "GET", path: "/users/me/webhooks", options: { query: { after: Buffer.from('[1,"wh_\\u0000"]').toString("base64url") } }, status: 400 },
-    { name: "NUL in the admin API", method: "POST", path: "/admin/users", options: { json: { username: "nul", email: "a\u0000@b.c" } }, status: 400, admin: true },
-    { name: "NUL in a registry package name", method: "POST", path: "/admin/registry/packages", options: { json: { name: "left\u0000pad" } }, status: 400, admin: true },
+    {
+      name: "NUL in a subscription id",
+      method: "DELETE",
+      path: "/subscriptions",
+      options: { query: { emitter_id: "dc_*", listener_id: "wh_\u0000", event_name: "" } },
+      status: 400,
+    },
+    {
+      name: "NUL in a cursor",
+      method: "GET",
+      path: "/users/me/webhooks",
+      options: { query: { after: Buffer.from('[1,"wh_\\u0000"]').toString("base64url") } },
+      status: 400,
+    },
+    {
+      name: "NUL in the admin API",
+      method: "POST",
+      path: "/admin/users",
+      options: { json: { username: "nul", email: "a\u0000@b.c" } },
+      status: 400,
+      admin: true,
+    },
+    {
+      name: "NUL in a registry package name",
+      method: "POST",
+      path: "/admin/registry/packages",
+      options: { json: { name: "left\u0000pad" } },
+      status: 400,
+      admin: true,
+    },
     { name: "NUL in a URL host", method: "POST", path: "/webhooks", options: { query: { url: "https://e\u0000.test/" } }, status: 400 },
     { name: "unicode id", method: "GET", path: `/webhooks/${encodeURIComponent("wh_ünïcødé🙂")}`, status: 404 },
-    { name: "unicode listener", method: "POST", path: "/subscriptions", options: { query: { emitter_id: "dc_*", listener_id: "wh_🙂" } }, status: 404 },
-    { name: "right-to-left and zero-width in a url", method: "POST", path: "/webhooks", options: { query: { url: "https://\u202eexample\u200b.test/" } }, status: 400 },
+    {
+      name: "unicode listener",
+      method: "POST",
+      path: "/subscriptions",
+      options: { query: { emitter_id: "dc_*", listener_id: "wh_🙂" } },
+      status: 404,
+    },
+    {
+      name: "right-to-left and zero-width in a url",
+      method: "POST",
+      path: "/webhooks",
+      options: { query: { url: "https://\u202eexample\u200b.test/" } },
+      status: 400,
+    },
     { name: "broken percent-encoding in the path", method: "GET", path: "/webhooks/wh_%E0%A4%A", status: 400 },
-    { name: "control characters in event_name", method: "POST", path: "/subscriptions", options: { query: { emitter_id: "dc_*", listener_id: hook, event_name: "a\u0007b" } }, status: 400 },
-    { name: "a glob as listener", method: "POST", path: "/subscriptions", options: { query: { emitter_id: "p_*", listener_id: "dc_*" } }, status: 400 },
+    {
+      name: "control characters in event_name",
+      method: "POST",
+      path: "/subscriptions",
+      options: { query: { emitter_id: "dc_*", listener_id: hook, event_name: "a\u0007b" } },
+      status: 400,
+    },
+    {
+      name: "a glob as listener",
+      method: "POST",
+      path: "/subscriptions",
+      options: { query: { emitter_id: "p_*", listener_id: "dc_*" } },
+      status: 400,
+    },
     { name: "an empty id", method: "POST", path: "/subscriptions", options: { query: { emitter_id: "", listener_id: hook } }, status: 400 },
   ];
 }
@@ -111,20 +292,23 @@ function assertJson4xx(res: TestResponse, what: string, status?: number): void {
 function longUrlRequest(origin: string, path: string, key: string): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(origin);
-    const req = httpRequest({ host: target.hostname, port: target.port, method: "GET", path, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let body: any;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body, text });
-      });
-    });
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method: "GET", path, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let body: any;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body, text });
+        });
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -203,7 +387,10 @@ for (const dialect of DIALECTS) {
       assert.equal(read.body.data.description, "😀");
       assert.equal(read.body.data.url, "https://example.test/%C3%BCn%C3%AF");
       // A lone surrogate is not valid unicode: stored as U+FFFD or refused, but never a 5xx.
-      const lone = await account.api.call("POST", "/webhooks", { raw: '{"url":"https://example.test/","name":"a\\ud800b"}', headers: JSON_HEADERS });
+      const lone = await account.api.call("POST", "/webhooks", {
+        raw: '{"url":"https://example.test/","name":"a\\ud800b"}',
+        headers: JSON_HEADERS,
+      });
       assert.ok(lone.status === 200 || (lone.status >= 400 && lone.status < 500), lone.text);
     });
 
@@ -213,7 +400,11 @@ for (const dialect of DIALECTS) {
     });
 
     it("unknown paths and methods are a JSON 404", async () => {
-      for (const [method, path] of [["GET", "/nope"], ["PATCH", "/webhooks"], ["GET", "/v2/users/me"]] as const) {
+      for (const [method, path] of [
+        ["GET", "/nope"],
+        ["PATCH", "/webhooks"],
+        ["GET", "/v2/users/me"],
+      ] as const) {
         const res = await request(app.baseUrl, method, path, { key: account.apiKey });
         assertJson4xx(res, `${method} ${path}`, 404);
       }

@@ -87,7 +87,10 @@ for (const dialect of DIALECTS) {
         const reader = ROUTES.find((r) => r.method === "GET" && r.makeForeignResource === route.makeForeignResource);
         if (!id || !reader) continue;
         const res = await send(app, reader, id, { authorization: `Bearer ${owner.apiKey}` });
-        assert.ok(res.status >= 200 && res.status < 300, `${label(reader)} by the owner after ${label(route)}: ${res.status} ${res.text.slice(0, 200)}`);
+        assert.ok(
+          res.status >= 200 && res.status < 300,
+          `${label(reader)} by the owner after ${label(route)}: ${res.status} ${res.text.slice(0, 200)}`,
+        );
       }
     });
 

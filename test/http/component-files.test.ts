@@ -32,7 +32,11 @@ for (const dialect of DIALECTS) {
 
     it("a source's relative imports resolve to the files sent with it, nested and without extensions", async () => {
       const source = await createSource(account.api, { component_code: ENTRY, component_files: FILES });
-      const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "ada" }) });
+      const res = await fetch(source.configured_props.http.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "ada" }),
+      });
       assert.equal(res.status, 200);
       await res.arrayBuffer();
       const [event] = await waitForEvents(account.api, source.id, 1);
@@ -41,9 +45,16 @@ for (const dialect of DIALECTS) {
 
     it("an update with new files runs the new files", async () => {
       const source = await createSource(account.api, { component_code: ENTRY, component_files: FILES });
-      const updated = await account.api.put(`/sources/${source.id}`, { component_code: ENTRY, component_files: { ...FILES, "words.js": `export const hello = "hi";` } });
+      const updated = await account.api.put(`/sources/${source.id}`, {
+        component_code: ENTRY,
+        component_files: { ...FILES, "words.js": `export const hello = "hi";` },
+      });
       assert.equal(updated.status, 200, updated.text);
-      const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bo" }) });
+      const res = await fetch(source.configured_props.http.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "bo" }),
+      });
       await res.arrayBuffer();
       const [event] = await waitForEvents(account.api, source.id, 1);
       assert.equal(event.event.text, "hi, bo");
@@ -56,7 +67,10 @@ for (const dialect of DIALECTS) {
     });
 
     it("a missing file, an absolute path and a relative import with neither files nor URL are 400", async () => {
-      const missing = await account.api.post("/sources", { component_code: ENTRY, component_files: { "./lib/greet.js": FILES["./lib/greet.js"] } });
+      const missing = await account.api.post("/sources", {
+        component_code: ENTRY,
+        component_files: { "./lib/greet.js": FILES["./lib/greet.js"] },
+      });
       assert.equal(missing.status, 400, missing.text);
       assert.match(missing.body.error, /component_files has no "words"/);
       const absolute = await account.api.post("/sources", { component_code: ENTRY, component_files: { ...FILES, "/etc/passwd": "x" } });

@@ -72,7 +72,10 @@ for (const dialect of DIALECTS) {
     before(async () => {
       // An operator publishes more components by dropping files into SLUICE_REGISTRY_DIR.
       const registryDir = await mkdtemp(join(tmpdir(), "sluice-registry-"));
-      await writeFile(join(registryDir, "operator-echo.mjs"), `export default { key: "operator-echo", name: "Operator Echo", version: "2.0.0", props: { http: "$.interface.http" }, run(e) { this.$emit(e); } };`);
+      await writeFile(
+        join(registryDir, "operator-echo.mjs"),
+        `export default { key: "operator-echo", name: "Operator Echo", version: "2.0.0", props: { http: "$.interface.http" }, run(e) { this.$emit(e); } };`,
+      );
       await writeFile(join(registryDir, "broken.mjs"), "export default { key: 'broken' }");
       app = await startTestApp(dialect, { allowPrivateEgress: true, runTimeoutSeconds: 5, registryDir });
       account = await app.newAccount();
@@ -102,8 +105,22 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(props.http, { name: "http", type: "$.interface.http", customResponse: false });
       assert.deepEqual(props.timer, { name: "timer", type: "$.interface.timer", default: { intervalSeconds: 60 } });
       assert.deepEqual(props.chat, { name: "chat", type: "app", app: "chat" });
-      assert.deepEqual(props.room, { name: "room", type: "string", label: "Room", description: "A chat room", options: ["a", "b"], optional: true });
-      assert.deepEqual(props.limit, { name: "limit", type: "integer", label: "Limit", description: "How many", default: 5, optional: true });
+      assert.deepEqual(props.room, {
+        name: "room",
+        type: "string",
+        label: "Room",
+        description: "A chat room",
+        options: ["a", "b"],
+        optional: true,
+      });
+      assert.deepEqual(props.limit, {
+        name: "limit",
+        type: "integer",
+        label: "Limit",
+        description: "How many",
+        default: 5,
+        optional: true,
+      });
 
       const byKey = await account.api.get("/components/esm-demo");
       assert.equal(byKey.status, 200);
@@ -114,9 +131,20 @@ for (const dialect of DIALECTS) {
       assert.equal((await other.api.get(`/components/${c.id}`)).status, 404);
       assert.equal((await other.api.get("/components/esm-demo")).status, 404);
 
-      const result = await app.sluice.services.runner.execute({ userId: account.id, code: ESM_COMPONENT, entry: "run", event: { text: "hi" }, props: {}, state: {}, context: { sourceId: "dc_test" } });
+      const result = await app.sluice.services.runner.execute({
+        userId: account.id,
+        code: ESM_COMPONENT,
+        entry: "run",
+        event: { text: "hi" },
+        props: {},
+        state: {},
+        context: { sourceId: "dc_test" },
+      });
       assert.equal(result.error, undefined);
-      assert.deepEqual(result.emits.map((e) => e.event), [{ shouted: "HI!" }]);
+      assert.deepEqual(
+        result.emits.map((e) => e.event),
+        [{ shouted: "HI!" }],
+      );
     });
 
     it("GET /users/me/components lists the account's own components, newest first, without their code; never another account's", async () => {
@@ -131,15 +159,21 @@ for (const dialect of DIALECTS) {
       assert.equal(listed.status, 200, listed.text);
       assert.equal(listed.body.page_info.total_count, 2);
       assert.equal(listed.body.data.length, 1);
-      assert.deepEqual(Object.keys(listed.body.data[0]).sort(), ["component_url", "created_at", "description", "id", "key", "name", "type", "version"]);
+      assert.deepEqual(Object.keys(listed.body.data[0]).sort(), [
+        "component_url",
+        "created_at",
+        "description",
+        "id",
+        "key",
+        "name",
+        "type",
+        "version",
+      ]);
       const all = await owner.api.get("/users/me/components");
-      assert.deepEqual(
-        all.body.data.map((c: any) => [c.key, c.type, c.description]).sort(),
-        [
-          ["own-action", "action", "does one thing"],
-          ["own-source", "source", null],
-        ],
-      );
+      assert.deepEqual(all.body.data.map((c: any) => [c.key, c.type, c.description]).sort(), [
+        ["own-action", "action", "does one thing"],
+        ["own-source", "source", null],
+      ]);
     });
 
     it("CommonJS code with the defineComponent global and legacy timer placement; the latest save wins for a key", async () => {
@@ -181,18 +215,35 @@ for (const dialect of DIALECTS) {
         module.exports = { key: "npm-demo", run(event) { this.$emit({ number: isNumber(event.n), odd: isOdd(event.n) }); } };`;
       const res = await account.api.post("/components", { component_code: code });
       assert.equal(res.status, 200, res.text);
-      const result = await app.sluice.services.runner.execute({ userId: account.id, code, entry: "run", event: { n: 3 }, props: {}, state: {}, context: { sourceId: "dc_test" } });
+      const result = await app.sluice.services.runner.execute({
+        userId: account.id,
+        code,
+        entry: "run",
+        event: { n: 3 },
+        props: {},
+        state: {},
+        context: { sourceId: "dc_test" },
+      });
       assert.equal(result.error, undefined, JSON.stringify(result.error));
       assert.deepEqual(result.emits[0]?.event, { number: true, odd: true });
 
       // ESM that also calls require(): the module gets a require of its own.
       const esm = `import isNumber from "is-number@7.0.0";\nexport default { key: "npm-esm", run() { this.$emit([isNumber("5"), require("is-number")(1), require("node:path").basename("/a/b.txt")]); } };`;
       assert.equal((await account.api.post("/components", { component_code: esm })).status, 200);
-      const mixed = await app.sluice.services.runner.execute({ userId: account.id, code: esm, entry: "run", props: {}, state: {}, context: { sourceId: "dc_test" } });
+      const mixed = await app.sluice.services.runner.execute({
+        userId: account.id,
+        code: esm,
+        entry: "run",
+        props: {},
+        state: {},
+        context: { sourceId: "dc_test" },
+      });
       assert.equal(mixed.error, undefined, JSON.stringify(mixed.error));
       assert.deepEqual(mixed.emits[0]?.event, [true, true, "b.txt"]);
 
-      const missing = await account.api.post("/components", { component_code: `const x = require("sluice-no-such-package-zz9@1.0.0");\nmodule.exports = { run() {} };` });
+      const missing = await account.api.post("/components", {
+        component_code: `const x = require("sluice-no-such-package-zz9@1.0.0");\nmodule.exports = { run() {} };`,
+      });
       assert.equal(missing.status, 400);
       assert.match(missing.body.error, /sluice-no-such-package-zz9@1\.0\.0/);
     });
@@ -209,7 +260,16 @@ for (const dialect of DIALECTS) {
         { name: "demo", type: "app", app: "demo" },
         { name: "channel", type: "string", label: "Channel", description: "Where items come from", default: "general" },
       ]);
-      const result = await app.sluice.services.runner.execute({ userId: account.id, code: c.code, codeUrl: url, entry: "run", event: { n: 21 }, props: {}, state: {}, context: { sourceId: "dc_test" } });
+      const result = await app.sluice.services.runner.execute({
+        userId: account.id,
+        code: c.code,
+        codeUrl: url,
+        entry: "run",
+        event: { n: 21 },
+        props: {},
+        state: {},
+        context: { sourceId: "dc_test" },
+      });
       assert.equal(result.error, undefined, JSON.stringify(result.error));
       assert.deepEqual(result.emits[0]?.event, { greeting: "hello general", doubled: 42 });
 
@@ -220,7 +280,9 @@ for (const dialect of DIALECTS) {
 
       const gone = await account.api.post("/components", { component_url: `${fixturesUrl}/nope.mjs` });
       assert.equal(gone.status, 400);
-      const relativeWithoutUrl = await account.api.post("/components", { component_code: `import x from "./x.mjs";\nexport default { run() {} };` });
+      const relativeWithoutUrl = await account.api.post("/components", {
+        component_code: `import x from "./x.mjs";\nexport default { run() {} };`,
+      });
       assert.equal(relativeWithoutUrl.status, 400);
       assert.match(relativeWithoutUrl.body.error, /component_url/);
     });
@@ -229,7 +291,16 @@ for (const dialect of DIALECTS) {
       const url = `${fixturesUrl}/sources/extensionless/extensionless.mjs`;
       const res = await account.api.post("/components", { component_url: url });
       assert.equal(res.status, 200, res.text);
-      const result = await app.sluice.services.runner.execute({ userId: account.id, code: res.body.data.code, codeUrl: url, entry: "run", event: { n: 7 }, props: {}, state: {}, context: { sourceId: "dc_test" } });
+      const result = await app.sluice.services.runner.execute({
+        userId: account.id,
+        code: res.body.data.code,
+        codeUrl: url,
+        entry: "run",
+        event: { n: 7 },
+        props: {},
+        state: {},
+        context: { sourceId: "dc_test" },
+      });
       assert.equal(result.error, undefined, JSON.stringify(result.error));
       assert.deepEqual(result.emits[0]?.event, { greeting: "hello there", tripled: 21, unit: "kg" });
 
@@ -238,7 +309,10 @@ for (const dialect of DIALECTS) {
       assert.match(missing.body.error, /"\.\/gone"/);
       const base = `${fixturesUrl}/sources/extensionless/gone`;
       const tried = missing.body.error.split(": ").at(-1).split(", ");
-      assert.deepEqual(tried, ["", ".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs", "/index.cjs", "/index.json"].map((suffix) => base + suffix));
+      assert.deepEqual(
+        tried,
+        ["", ".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs", "/index.cjs", "/index.json"].map((suffix) => base + suffix),
+      );
     });
 
     it("registry: shipped components are published at start and readable by any account", async () => {

@@ -44,7 +44,13 @@ for (const dialect of DIALECTS) {
       specs.directory = `file:${join(host, "secret-dir")}`;
       specs.remote = `http://127.0.0.1:${(tarballServer.address() as AddressInfo).port}/secret.tgz`;
       registry = await startNpmRegistry();
-      for (const [kind, spec] of Object.entries(specs)) registry.publish({ name: `hostile-${kind}`, version: "1.0.0", files: { "index.js": "module.exports = 1;\n" }, dependencies: { secret: spec } });
+      for (const [kind, spec] of Object.entries(specs))
+        registry.publish({
+          name: `hostile-${kind}`,
+          version: "1.0.0",
+          files: { "index.js": "module.exports = 1;\n" },
+          dependencies: { secret: spec },
+        });
       database = await createTestDatabase(dialect);
       app = await startTestApp(dialect, { npmRegistry: registry.url }, { database });
     });

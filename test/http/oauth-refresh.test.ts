@@ -29,7 +29,13 @@ let serial = 0;
 /** Secrets unique to one test, so that finding one anywhere points at its test. */
 function secrets() {
   const n = `${process.pid}-${++serial}`;
-  return { oldAccess: `old-access-${n}`, refresh: `refresh-${n}-r1`, rotated: `refresh-${n}-r2`, newAccess: `new-access-${n}`, clientSecret: `client-secret-${n}` };
+  return {
+    oldAccess: `old-access-${n}`,
+    refresh: `refresh-${n}-r1`,
+    rotated: `refresh-${n}-r2`,
+    newAccess: `new-access-${n}`,
+    clientSecret: `client-secret-${n}`,
+  };
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -75,16 +81,33 @@ for (const dialect of DIALECTS) {
 
     async function stored(accountId: string): Promise<Record<string, unknown>> {
       const ctx = app.sluice.services.ctx;
-      const row = await ctx.db.selectFrom("connected_accounts").select(["id", "credentials"]).where("id", "=", accountId).executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .selectFrom("connected_accounts")
+        .select(["id", "credentials"])
+        .where("id", "=", accountId)
+        .executeTakeFirstOrThrow();
       return openCredentials(ctx, row.id, row.credentials);
     }
 
     it("refreshes an expired token before the run, stores the new tokens encrypted and keeps a rotated refresh token", async () => {
       const s = secrets();
-      const accountId = await connect({ oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_client_id: "client-1", oauth_client_secret: s.clientSecret, oauth_expires_at: nowSeconds() - 10 }, s);
+      const accountId = await connect(
+        {
+          oauth_access_token: s.oldAccess,
+          oauth_refresh_token: s.refresh,
+          oauth_token_url: tokens.url,
+          oauth_client_id: "client-1",
+          oauth_client_secret: s.clientSecret,
+          oauth_expires_at: nowSeconds() - 10,
+        },
+        s,
+      );
       const source = await createSource(account.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: accountId } } });
       const before = tokens.requests.length;
-      tokens.answer = () => ({ status: 200, body: { access_token: s.newAccess, token_type: "Bearer", expires_in: 3600, refresh_token: s.rotated } });
+      tokens.answer = () => ({
+        status: 200,
+        body: { access_token: s.newAccess, token_type: "Bearer", expires_in: 3600, refresh_token: s.rotated },
+      });
 
       assert.deepEqual(await call(source), { status: 200, body: { token: s.newAccess } });
       const sent = tokens.requests.slice(before);
@@ -98,13 +121,22 @@ for (const dialect of DIALECTS) {
       assert.equal(now.oauth_access_token, s.newAccess);
       assert.equal(now.oauth_refresh_token, s.rotated);
       assert.ok(Math.abs(Number(now.oauth_expires_at) - (nowSeconds() + 3600)) <= 5, `expires_at ${now.oauth_expires_at}`);
-      const row = await app.sluice.services.ctx.db.selectFrom("connected_accounts").select("credentials").where("id", "=", accountId).executeTakeFirstOrThrow();
+      const row = await app.sluice.services.ctx.db
+        .selectFrom("connected_accounts")
+        .select("credentials")
+        .where("id", "=", accountId)
+        .executeTakeFirstOrThrow();
       noSecret(row.credentials, s);
 
       // The new token is good for an hour: the next runs send nothing.
       assert.deepEqual(await call(source), { status: 200, body: { token: s.newAccess } });
       assert.equal(tokens.requests.length, before + 1);
-      for (const path of [`/accounts/${accountId}`, "/users/me/accounts", `/sources/${source.id}`, `/sources/${source.id}/event_summaries?expand=event`]) {
+      for (const path of [
+        `/accounts/${accountId}`,
+        "/users/me/accounts",
+        `/sources/${source.id}`,
+        `/sources/${source.id}/event_summaries?expand=event`,
+      ]) {
         const res = await account.api.get(path);
         assert.equal(res.status, 200, path);
         noSecret(res.text, s);
@@ -123,14 +155,25 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(sent[0]!.form, { grant_type: "refresh_token", refresh_token: s.refresh, client_id: "public-client" });
       assert.equal(sent[0]!.headers.authorization, undefined);
       const now = await stored(accountId);
-      assert.deepEqual({ ...now }, { oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_client_id: "public-client", oauth_access_token: s.newAccess });
+      assert.deepEqual(
+        { ...now },
+        { oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_client_id: "public-client", oauth_access_token: s.newAccess },
+      );
       assert.deepEqual(await call(source), { status: 200, body: { token: s.newAccess } });
       assert.equal(tokens.requests.length, before + 1, "an access token of unknown life is used as it is");
     });
 
     it("sends nothing for a token that is not due", async () => {
       const s = secrets();
-      const accountId = await connect({ oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_expires_at: nowSeconds() + 600 }, s);
+      const accountId = await connect(
+        {
+          oauth_access_token: s.oldAccess,
+          oauth_refresh_token: s.refresh,
+          oauth_token_url: tokens.url,
+          oauth_expires_at: nowSeconds() + 600,
+        },
+        s,
+      );
       const source = await createSource(account.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: accountId } } });
       const before = tokens.requests.length;
       tokens.answer = () => assert.fail("no token request expected");
@@ -140,10 +183,23 @@ for (const dialect of DIALECTS) {
 
     it("a refused refresh (invalid_grant) stops the run with an $errors event naming it, without any secret", async () => {
       const s = secrets();
-      const accountId = await connect({ oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_client_id: "client-1", oauth_client_secret: s.clientSecret, oauth_expires_at: nowSeconds() - 1 }, s);
+      const accountId = await connect(
+        {
+          oauth_access_token: s.oldAccess,
+          oauth_refresh_token: s.refresh,
+          oauth_token_url: tokens.url,
+          oauth_client_id: "client-1",
+          oauth_client_secret: s.clientSecret,
+          oauth_expires_at: nowSeconds() - 1,
+        },
+        s,
+      );
       const source = await createSource(account.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: accountId } } });
       // A careless server even echoes the refresh token in its description.
-      tokens.answer = (request) => ({ status: 400, body: { error: "invalid_grant", error_description: `refresh token ${request.form.refresh_token} was revoked` } });
+      tokens.answer = (request) => ({
+        status: 400,
+        body: { error: "invalid_grant", error_description: `refresh token ${request.form.refresh_token} was revoked` },
+      });
 
       const answer = await call(source);
       assert.equal(answer.status, 500);
@@ -152,7 +208,12 @@ for (const dialect of DIALECTS) {
 
       const [failure] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
       assert.equal(failure.event.error.name, "OAuthRefreshError");
-      assert.match(failure.event.error.message, new RegExp(`connected account ${accountId} \\(prop demo\\) could not be refreshed: the token endpoint http://127\\.0\\.0\\.1:\\d+ refused the refresh: HTTP 400, error invalid_grant \\(refresh token \\[redacted\\] was revoked\\); the source did not run`));
+      assert.match(
+        failure.event.error.message,
+        new RegExp(
+          `connected account ${accountId} \\(prop demo\\) could not be refreshed: the token endpoint http://127\\.0\\.0\\.1:\\d+ refused the refresh: HTTP 400, error invalid_grant \\(refresh token \\[redacted\\] was revoked\\); the source did not run`,
+        ),
+      );
       const errors = await account.api.get(`/sources/${source.id}/event_summaries`, { event_name: "$errors", expand: "event" });
       noSecret(errors.text, s);
       const logs = await account.api.get(`/sources/${source.id}/event_summaries`, { event_name: "$logs", expand: "event" });
@@ -164,16 +225,37 @@ for (const dialect of DIALECTS) {
 
     it("many concurrent runs of sources bound to one account, and callers in another process, make one token request", async () => {
       const s = secrets();
-      const accountId = await connect({ oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_client_id: "client-1", oauth_client_secret: s.clientSecret, oauth_expires_at: nowSeconds() - 100 }, s);
-      const sources = await Promise.all(Array.from({ length: 4 }, () => createSource(account.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: accountId } } })));
+      const accountId = await connect(
+        {
+          oauth_access_token: s.oldAccess,
+          oauth_refresh_token: s.refresh,
+          oauth_token_url: tokens.url,
+          oauth_client_id: "client-1",
+          oauth_client_secret: s.clientSecret,
+          oauth_expires_at: nowSeconds() - 100,
+        },
+        s,
+      );
+      const sources = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          createSource(account.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: accountId } } }),
+        ),
+      );
       const before = tokens.requests.length;
-      tokens.answer = () => ({ status: 200, body: { access_token: s.newAccess, expires_in: 3600, refresh_token: s.rotated }, delayMs: 300 });
+      tokens.answer = () => ({
+        status: 200,
+        body: { access_token: s.newAccess, expires_in: 3600, refresh_token: s.rotated },
+        delayMs: 300,
+      });
       // A context with in-process state of its own stands for another process: it meets the
       // first caller only at the lease on the account's row. On PostgreSQL a second Sluice on
       // the same database joins in as well.
       const ctx = app.sluice.services.ctx;
       const elsewhere = { ...ctx, oauthRefreshes: new Map() };
-      const other = dialect === "postgres" ? await startTestApp(dialect, { allowPrivateEgress: true }, { roles: ["worker"], database: app.database }) : undefined;
+      const other =
+        dialect === "postgres"
+          ? await startTestApp(dialect, { allowPrivateEgress: true }, { roles: ["worker"], database: app.database })
+          : undefined;
       try {
         const runs = [...sources, ...sources].map((source) => call(source));
         const outside = [freshCredentials(elsewhere, accountId), freshCredentials({ ...ctx, oauthRefreshes: new Map() }, accountId)];
@@ -197,7 +279,12 @@ for (const dialect of DIALECTS) {
         async run() { this.$emit({ in: "run", reversed: [...this.demo.$auth.oauth_access_token].reverse().join("") }); },
       };`;
       const reversed = (token: string) => [...token].reverse().join("");
-      const expired = { oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: tokens.url, oauth_expires_at: nowSeconds() - 5 };
+      const expired = {
+        oauth_access_token: s.oldAccess,
+        oauth_refresh_token: s.refresh,
+        oauth_token_url: tokens.url,
+        oauth_expires_at: nowSeconds() - 5,
+      };
       const accountId = await connect(expired, s);
       const before = tokens.requests.length;
       tokens.answer = () => ({ status: 200, body: { access_token: s.newAccess, expires_in: 3600 } });
@@ -209,7 +296,10 @@ for (const dialect of DIALECTS) {
       shown.push(later);
       assert.equal((await account.api.put(`/accounts/${accountId}`, { credentials: expired })).status, 200);
       tokens.answer = () => ({ status: 200, body: { access_token: later, expires_in: 3600 } });
-      await runTimer({ ctx: app.sluice.services.ctx, runner: app.sluice.services.runner }, { sourceId: source.id, timestamp: nowSeconds() });
+      await runTimer(
+        { ctx: app.sluice.services.ctx, runner: app.sluice.services.runner },
+        { sourceId: source.id, timestamp: nowSeconds() },
+      );
       const [ran] = await waitForEvents(account.api, source.id, 2);
       assert.deepEqual(ran.event, { in: "run", reversed: reversed(later) });
       assert.equal(tokens.requests.length - before, 2);
@@ -223,13 +313,29 @@ for (const dialect of DIALECTS) {
           const s = secrets();
           shown.push(...Object.values(s));
           const url = `http://${host}:${tokens.port}/token`;
-          const created = await owner.api.post("/accounts", { app: "demo", credentials: { oauth_access_token: s.oldAccess, oauth_refresh_token: s.refresh, oauth_token_url: url, oauth_expires_at: nowSeconds() - 1 } });
-          const source = await createSource(owner.api, { component_code: PROBE, configured_props: { demo: { authProvisionId: created.body.data.id } } });
+          const created = await owner.api.post("/accounts", {
+            app: "demo",
+            credentials: {
+              oauth_access_token: s.oldAccess,
+              oauth_refresh_token: s.refresh,
+              oauth_token_url: url,
+              oauth_expires_at: nowSeconds() - 1,
+            },
+          });
+          const source = await createSource(owner.api, {
+            component_code: PROBE,
+            configured_props: { demo: { authProvisionId: created.body.data.id } },
+          });
           const before = tokens.requests.length;
           const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST" });
           assert.equal(res.status, 500);
           const [failure] = await waitForEvents(owner.api, source.id, 1, { event_name: "$errors" });
-          assert.match(failure.event.error.message, new RegExp(`the token endpoint http://${host}:\\d+ could not be reached: egress to a private or loopback address is refused \\(egress guard; SLUICE_ALLOW_PRIVATE_EGRESS is off\\)`));
+          assert.match(
+            failure.event.error.message,
+            new RegExp(
+              `the token endpoint http://${host}:\\d+ could not be reached: egress to a private or loopback address is refused \\(egress guard; SLUICE_ALLOW_PRIVATE_EGRESS is off\\)`,
+            ),
+          );
           assert.equal(tokens.requests.length, before, "nothing reached the token endpoint");
         }
       } finally {

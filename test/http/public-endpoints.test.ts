@@ -21,7 +21,8 @@ const RESPONDER = `export default {
   },
 };`;
 
-const ask = (url: string, body: unknown, init: RequestInit = {}) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...init });
+const ask = (url: string, body: unknown, init: RequestInit = {}) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...init });
 
 /** POSTs `chunks` with chunked transfer encoding (no content-length) and reads the answer. */
 function postChunked(url: string, chunks: Buffer[]): Promise<{ status: number; body: string }> {
@@ -52,7 +53,11 @@ for (const dialect of DIALECTS) {
     after(async () => app.close());
 
     it("answers with a request id, the code's status and headers, and the length of the body it sends", async () => {
-      const res = await ask(`${endpoint}/deep/path`, { status: 202, headers: { "x-answer": "42", "content-length": "999" }, body: "hello" });
+      const res = await ask(`${endpoint}/deep/path`, {
+        status: 202,
+        headers: { "x-answer": "42", "content-length": "999" },
+        body: "hello",
+      });
       assert.equal(res.status, 202);
       assert.match(res.headers.get("x-request-id") ?? "", /^req_\w{12}$/);
       assert.equal(res.headers.get("x-answer"), "42");
@@ -84,7 +89,12 @@ for (const dialect of DIALECTS) {
     });
 
     it("unknown methods, a missing key and an over-long key get the API's JSON 404, a malformed one a 400; an unknown key its own 404", async () => {
-      for (const [url, method] of [[endpoint, "PURGE"], [`${app.origin}/e/`, "GET"], [`${app.origin}/e//x`, "POST"], [`${app.origin}/e/${"k".repeat(300)}`, "GET"]] as const) {
+      for (const [url, method] of [
+        [endpoint, "PURGE"],
+        [`${app.origin}/e/`, "GET"],
+        [`${app.origin}/e//x`, "POST"],
+        [`${app.origin}/e/${"k".repeat(300)}`, "GET"],
+      ] as const) {
         const res = await fetch(url, { method });
         assert.equal(res.status, 404, `${method} ${url}`);
         assert.equal(typeof (await res.json()).error, "string");
@@ -98,10 +108,16 @@ for (const dialect of DIALECTS) {
     });
 
     it("refuses a body over 512 KB sent without a declared length with a JSON 413, then serves the next request", async () => {
-      const over = await postChunked(endpoint, Array.from({ length: 9 }, () => Buffer.alloc(64 * 1024, 97)));
+      const over = await postChunked(
+        endpoint,
+        Array.from({ length: 9 }, () => Buffer.alloc(64 * 1024, 97)),
+      );
       assert.equal(over.status, 413);
       assert.deepEqual(JSON.parse(over.body), { error: "request body is too large", code: "PAYLOAD_TOO_LARGE" });
-      const fits = await postChunked(endpoint, Array.from({ length: 7 }, () => Buffer.alloc(64 * 1024, 97)));
+      const fits = await postChunked(
+        endpoint,
+        Array.from({ length: 7 }, () => Buffer.alloc(64 * 1024, 97)),
+      );
       assert.equal(fits.status, 200);
     });
   });
@@ -128,11 +144,14 @@ for (const dialect of DIALECTS) {
         name: "source",
         prefix: "/e/",
         url: source.configured_props.http.endpoint_url,
-        deactivate: async () => assert.equal((await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, active: false })).status, 200),
+        deactivate: async () =>
+          assert.equal((await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, active: false })).status, 200),
         failing: `${failingSource.configured_props.http.endpoint_url}?mode=fail`,
       });
       const workflow = (await account.api.post("/workflows", { steps: [{ code: steps.EMIT_TRIGGER_EVENT }] })).body.data;
-      const failingWorkflow = (await account.api.post("/workflows", { steps: [{ code: steps.THROWS }, { code: steps.RESPOND_WITH_QUERY }] })).body.data;
+      const failingWorkflow = (
+        await account.api.post("/workflows", { steps: [{ code: steps.THROWS }, { code: steps.RESPOND_WITH_QUERY }] })
+      ).body.data;
       kinds.push({
         name: "workflow",
         prefix: "/w/",
@@ -155,7 +174,13 @@ for (const dialect of DIALECTS) {
     it("a body over 512 KB is a JSON 413 before the target is looked up", async () => {
       for (const kind of kinds) {
         for (const target of [kind.url, `${app.origin}${kind.prefix}no_such_key`]) {
-          const res = await answer(await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.alloc(512 * 1024 + 1, 97) }));
+          const res = await answer(
+            await fetch(target, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: Buffer.alloc(512 * 1024 + 1, 97),
+            }),
+          );
           assert.equal(res.status, 413, `${kind.name} ${target}`);
           assert.match(res.requestId, /^req_/);
           assert.deepEqual(res.body, { error: "request body is too large", code: "PAYLOAD_TOO_LARGE" }, kind.name);
@@ -165,7 +190,9 @@ for (const dialect of DIALECTS) {
 
     it("malformed JSON is accepted as text: the same 200", async () => {
       for (const kind of kinds) {
-        const res = await answer(await fetch(kind.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }));
+        const res = await answer(
+          await fetch(kind.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }),
+        );
         assert.equal(res.status, 200, kind.name);
         assert.match(res.requestId, /^req_/);
         assert.deepEqual(res.body, { status: "accepted" }, kind.name);

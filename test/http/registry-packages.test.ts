@@ -15,12 +15,15 @@ import { ADMIN_TOKEN, startTestApp, type Account, type TestApp } from "../helper
 import { createSource, waitForEvents } from "../fixtures/components/sources/helpers.js";
 import { DEMO, demoPackage, EMPTY, emptyPackage, HELPER, helperPackage } from "../fixtures/npm-packages.js";
 
-const admin = (app: TestApp, method: string, path: string, json?: unknown) => request(app.baseUrl, method, `/admin/registry${path}`, { key: ADMIN_TOKEN, json });
+const admin = (app: TestApp, method: string, path: string, json?: unknown) =>
+  request(app.baseUrl, method, `/admin/registry${path}`, { key: ADMIN_TOKEN, json });
 const DEMO_KEYS = ["demo-new-item", "demo-shout"];
 const LATER = {
   name: "@sluice-test/later",
   version: "2.0.0",
-  files: { "sources/ping/ping.mjs": `export default { key: "later-ping", version: "2.0.0", props: { http: { type: "$.interface.http", customResponse: true } }, run() { this.http.respond({ status: 200, body: { pong: 2 } }); } };\n` },
+  files: {
+    "sources/ping/ping.mjs": `export default { key: "later-ping", version: "2.0.0", props: { http: { type: "$.interface.http", customResponse: true } }, run() { this.http.respond({ status: 200, body: { pong: 2 } }); } };\n`,
+  },
 };
 const FILE_KEYS = ["counter-timer", "http-custom-response", "http-webhook", "interval-timer"];
 
@@ -83,7 +86,10 @@ for (const dialect of DIALECTS) {
 
     it("the admin API needs the admin token", async () => {
       assert.equal((await request(app.baseUrl, "POST", "/admin/registry/packages", { json: { name: DEMO } })).status, 401);
-      assert.equal((await request(app.baseUrl, "POST", "/admin/registry/packages", { key: account.apiKey, json: { name: DEMO } })).status, 401);
+      assert.equal(
+        (await request(app.baseUrl, "POST", "/admin/registry/packages", { key: account.apiKey, json: { name: DEMO } })).status,
+        401,
+      );
       assert.equal((await request(app.baseUrl, "GET", "/admin/registry/packages", { key: account.apiKey })).status, 401);
     });
 
@@ -126,9 +132,18 @@ for (const dialect of DIALECTS) {
       assert.equal(items.find((item) => item.key === "demo-shout").description, null);
       assert.equal(items.find((item) => item.key === "http-webhook").package, null);
       // Newest first: the package's components were published after the files.
-      assert.deepEqual(items.slice(0, 2).map((item) => item.key).sort(), DEMO_KEYS);
+      assert.deepEqual(
+        items
+          .slice(0, 2)
+          .map((item) => item.key)
+          .sort(),
+        DEMO_KEYS,
+      );
       const back = await account.api.get("/components/registry", { limit: 4, before: pages[1].page_info.start_cursor });
-      assert.deepEqual(back.body.data.map((item: any) => item.key), pages[0].data.map((item: any) => item.key));
+      assert.deepEqual(
+        back.body.data.map((item: any) => item.key),
+        pages[0].data.map((item: any) => item.key),
+      );
       assert.equal((await account.api.get("/components/registry", { limit: 0 })).status, 400);
       assert.equal((await account.api.get("/components/registry", { after: "not-a-cursor" })).status, 400);
       assert.equal((await app.anonymous.get("/components/registry")).status, 401);
@@ -167,7 +182,26 @@ for (const dialect of DIALECTS) {
 
     it("bad names and versions are 400 before npm is asked; an unknown package or version is a 400 with npm's reason; a package without sources is a 400", async () => {
       const asked = registry.requests.length;
-      const names = ["", " ", "--registry=http://127.0.0.1:1/", "-g", "https://example.test/x.tgz", "git+ssh://git@example.test/x.git", "github:user/repo", "file:../x", "../x", "./x", "/abs", "@scope/", "@/x", "a b", "x/y/z", "npm:@x/y", `${DEMO}@1.0.0`, "x".repeat(215)];
+      const names = [
+        "",
+        " ",
+        "--registry=http://127.0.0.1:1/",
+        "-g",
+        "https://example.test/x.tgz",
+        "git+ssh://git@example.test/x.git",
+        "github:user/repo",
+        "file:../x",
+        "../x",
+        "./x",
+        "/abs",
+        "@scope/",
+        "@/x",
+        "a b",
+        "x/y/z",
+        "npm:@x/y",
+        `${DEMO}@1.0.0`,
+        "x".repeat(215),
+      ];
       for (const name of names) {
         const res = await admin(app, "POST", "/packages", { name });
         assert.equal(res.status, 400, `${JSON.stringify(name)}: ${res.text}`);
@@ -244,12 +278,20 @@ for (const dialect of DIALECTS) {
       assert.notEqual(moved.id, before.id);
       const fresh = await createSource(account.api, { component_id: "demo-new-item" });
       assert.equal((await post(fresh.configured_props.http.endpoint_url, {})).body.version, "1.1.0");
-      assert.equal((await post(newItemEndpoint.replace(/^https?:\/\/[^/]+/, app.origin), {})).body.version, "1.0.0", "a deployed source changed version");
+      assert.equal(
+        (await post(newItemEndpoint.replace(/^https?:\/\/[^/]+/, app.origin), {})).body.version,
+        "1.0.0",
+        "a deployed source changed version",
+      );
 
       const pinned = await admin(app, "POST", "/packages", { name: DEMO, version: "1.0.0" });
       assert.equal(pinned.status, 200, pinned.text);
       assert.equal(pinned.body.data.version, "1.0.0");
-      assert.equal((await account.api.get("/components/registry/demo-new-item")).body.data.id, before.id, "the same version's components are reused");
+      assert.equal(
+        (await account.api.get("/components/registry/demo-new-item")).body.data.id,
+        before.id,
+        "the same version's components are reused",
+      );
     });
 
     it("DELETE removes a package's keys from the registry; sources deployed from it keep running", async () => {

@@ -39,7 +39,7 @@ async function makeWorkflow(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
-const COMPONENT_CODE = "module.exports = { key: \"route-table-component\", run() {} };";
+const COMPONENT_CODE = 'module.exports = { key: "route-table-component", run() {} };';
 
 async function makeComponent(owner: Account): Promise<string> {
   const res = await owner.api.post("/components", { component_code: COMPONENT_CODE });

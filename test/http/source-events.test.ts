@@ -7,7 +7,8 @@ import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js
 import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const emitsOf = (values: unknown[]) => ({ emits: values.map((event) => ({ event })) });
 
 for (const dialect of DIALECTS) {
@@ -32,16 +33,29 @@ for (const dialect of DIALECTS) {
       const first = await account.api.get(`/sources/${source.id}/event_summaries`);
       assert.equal(first.status, 200);
       assert.equal(first.body.data.length, 10, "default limit 10");
-      assert.deepEqual(first.body.data.map((s: any) => s.event.n), [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+      assert.deepEqual(
+        first.body.data.map((s: any) => s.event.n),
+        [11, 10, 9, 8, 7, 6, 5, 4, 3, 2],
+      );
       assert.deepEqual(first.body.page_info.total_count, 12);
       assert.deepEqual(first.body.page_info.count, 10);
       const next = await account.api.get(`/sources/${source.id}/event_summaries`, { limit: 5, after: first.body.page_info.end_cursor });
-      assert.deepEqual(next.body.data.map((s: any) => s.event.n), [1, 0]);
+      assert.deepEqual(
+        next.body.data.map((s: any) => s.event.n),
+        [1, 0],
+      );
       const back = await account.api.get(`/sources/${source.id}/event_summaries`, { limit: 3, before: next.body.page_info.start_cursor });
-      assert.deepEqual(back.body.data.map((s: any) => s.event.n), [4, 3, 2]);
+      assert.deepEqual(
+        back.body.data.map((s: any) => s.event.n),
+        [4, 3, 2],
+      );
       const last3 = await account.api.get(`/sources/${source.id}/event_summaries`, { limit: 3 });
-      assert.deepEqual(last3.body.data.map((s: any) => s.event.n), [11, 10, 9]);
-      for (const limit of [0, 101, "x"]) assert.equal((await account.api.get(`/sources/${source.id}/event_summaries`, { limit })).status, 400);
+      assert.deepEqual(
+        last3.body.data.map((s: any) => s.event.n),
+        [11, 10, 9],
+      );
+      for (const limit of [0, 101, "x"])
+        assert.equal((await account.api.get(`/sources/${source.id}/event_summaries`, { limit })).status, 400);
       assert.equal((await account.api.get(`/sources/${source.id}/event_summaries`, { after: "garbage" })).status, 400);
       assert.equal((await account.api.get("/sources/dc_unknown/event_summaries")).status, 404);
     });
@@ -52,24 +66,35 @@ for (const dialect of DIALECTS) {
       assert.equal(empty.status, 200);
       assert.deepEqual(empty.body, { page_info: { total_count: 0, count: 0, start_cursor: "", end_cursor: "" }, data: [] });
       const stranger = await app.newAccount();
-      assert.equal((await stranger.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "another account's source, even with no events");
+      assert.equal(
+        (await stranger.api.get(`/sources/${source.id}/event_summaries`)).status,
+        404,
+        "another account's source, even with no events",
+      );
 
-      await post(source.configured_props.http.endpoint_url, emitsOf([{ n: 1, nested: { s: "\u00e9\"\n" } }, { n: 2 }]));
+      await post(source.configured_props.http.endpoint_url, emitsOf([{ n: 1, nested: { s: '\u00e9"\n' } }, { n: 2 }]));
       await waitForEvents(account.api, source.id, 2);
       const whole = await account.api.get(`/sources/${source.id}/event_summaries`);
       // A projection of every field takes the object path: the spliced page must read the same.
       const projected = await account.api.get(`/sources/${source.id}/event_summaries`, { include: "id,indexed_at_ms,event,metadata" });
       assert.deepEqual(whole.body, projected.body);
-      assert.deepEqual(whole.body.data[1].event, { n: 1, nested: { s: "\u00e9\"\n" } });
+      assert.deepEqual(whole.body.data[1].event, { n: 1, nested: { s: '\u00e9"\n' } });
       const ids = await account.api.get(`/sources/${source.id}/event_summaries`, { include: "id" });
-      assert.deepEqual(ids.body.data, whole.body.data.map((s: any) => ({ id: s.id })));
+      assert.deepEqual(
+        ids.body.data,
+        whole.body.data.map((s: any) => ({ id: s.id })),
+      );
       const noMetadata = await account.api.get(`/sources/${source.id}/event_summaries`, { exclude: "metadata" });
-      assert.deepEqual(noMetadata.body.data, whole.body.data.map(({ metadata: _, ...rest }: any) => rest));
+      assert.deepEqual(
+        noMetadata.body.data,
+        whole.body.data.map(({ metadata: _, ...rest }: any) => rest),
+      );
     });
 
     it("a page read again is never stale (pages may be cached): new events, trimming, deletion of events and of the source", async () => {
       const { source } = await sourceWithEvents(3);
-      const page = async (query: Record<string, string | number> = {}) => (await account.api.get(`/sources/${source.id}/event_summaries`, query)).body;
+      const page = async (query: Record<string, string | number> = {}) =>
+        (await account.api.get(`/sources/${source.id}/event_summaries`, query)).body;
       const ns = async (query: Record<string, string | number> = {}) => (await page(query)).data.map((s: any) => s.event.n);
       assert.deepEqual(await ns(), [2, 1, 0]);
       assert.deepEqual(await ns(), [2, 1, 0], "the same page twice");
@@ -79,12 +104,19 @@ for (const dialect of DIALECTS) {
       await waitFor(async () => JSON.stringify(await ns()) === "[3,2,1,0]", { what: "the new event on the page", timeoutMs: 20_000 });
       assert.equal((await page()).page_info.total_count, 4);
       await post(source.configured_props.http.endpoint_url, emitsOf(Array.from({ length: 100 }, (_, i) => ({ n: 4 + i }))));
-      await waitFor(async () => JSON.stringify(await ns({ limit: 2 })) === "[103,102]", { what: "the newest of 100 more", timeoutMs: 20_000 });
+      await waitFor(async () => JSON.stringify(await ns({ limit: 2 })) === "[103,102]", {
+        what: "the newest of 100 more",
+        timeoutMs: 20_000,
+      });
       assert.equal((await page()).page_info.total_count, 100, "trimmed to the newest 100");
       await account.api.delete(`/sources/${source.id}/events`);
       await waitFor(async () => (await ns()).length === 0, { what: "deleted events gone from the page", timeoutMs: 20_000 });
       const stranger = await app.newAccount();
-      assert.equal((await stranger.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "another account, after the owner's page was read");
+      assert.equal(
+        (await stranger.api.get(`/sources/${source.id}/event_summaries`)).status,
+        404,
+        "another account, after the owner's page was read",
+      );
       assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
       assert.equal((await account.api.get(`/sources/${source.id}/event_summaries`)).status, 404, "a deleted source");
     });
@@ -118,8 +150,13 @@ for (const dialect of DIALECTS) {
     it("DELETE /events: start_id..end_id inclusive, only start, only end, the same id, none; 202 and done in the background", async () => {
       const { source, events } = await sourceWithEvents(10);
       const idOf = (n: number) => events.find((s: any) => s.event.n === n).id;
-      const remaining = async () => (await summaries(account.api, source.id)).map((s: any) => s.event.n).sort((a: number, b: number) => a - b);
-      const waitRemaining = (expected: number[]) => waitFor(async () => JSON.stringify(await remaining()) === JSON.stringify(expected), { what: `remaining ${expected}`, timeoutMs: 20_000 });
+      const remaining = async () =>
+        (await summaries(account.api, source.id)).map((s: any) => s.event.n).sort((a: number, b: number) => a - b);
+      const waitRemaining = (expected: number[]) =>
+        waitFor(async () => JSON.stringify(await remaining()) === JSON.stringify(expected), {
+          what: `remaining ${expected}`,
+          timeoutMs: 20_000,
+        });
 
       let res = await account.api.delete(`/sources/${source.id}/events`, { start_id: idOf(4), end_id: idOf(4) });
       assert.equal(res.status, 202);
@@ -138,8 +175,22 @@ for (const dialect of DIALECTS) {
     });
 
     for (const [strategy, batches, expected] of [
-      ["unique", [["a", "b"], ["b", "c", "a", "d"]], ["a", "b", "c", "d"]],
-      ["greatest", [[3, 5], [4, 6, 2, 7]], [3, 5, 6, 7]],
+      [
+        "unique",
+        [
+          ["a", "b"],
+          ["b", "c", "a", "d"],
+        ],
+        ["a", "b", "c", "d"],
+      ],
+      [
+        "greatest",
+        [
+          [3, 5],
+          [4, 6, 2, 7],
+        ],
+        [3, 5, 6, 7],
+      ],
       ["last", [["a", "b"], ["a", "b", "c"], ["x"]], ["a", "b", "c", "x"]],
     ] as const) {
       it(`dedupe "${strategy}" drops repeated emits`, async () => {
@@ -176,7 +227,10 @@ for (const dialect of DIALECTS) {
       const [old] = await waitForEvents(account.api, source.id, 1);
 
       const controller = new AbortController();
-      const res = await fetch(`${app.baseUrl}/sources/${source.id}/sse`, { headers: { authorization: `Bearer ${account.apiKey}` }, signal: controller.signal });
+      const res = await fetch(`${app.baseUrl}/sources/${source.id}/sse`, {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+        signal: controller.signal,
+      });
       assert.equal(res.status, 200);
       assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
       const reader = res.body!.getReader();
@@ -199,14 +253,18 @@ for (const dialect of DIALECTS) {
       assert.equal(message.data.id, message.id);
       controller.abort();
 
-      const resumed = await fetch(`${app.baseUrl}/sources/${source.id}/sse`, { headers: { authorization: `Bearer ${account.apiKey}`, "last-event-id": old.id } });
+      const resumed = await fetch(`${app.baseUrl}/sources/${source.id}/sse`, {
+        headers: { authorization: `Bearer ${account.apiKey}`, "last-event-id": old.id },
+      });
       const resumedReader = resumed.body!.getReader();
       let text = "";
       while (!text.includes('"live":1')) text += new TextDecoder().decode((await resumedReader.read()).value);
       assert.ok(text.indexOf('"live":1') > -1 && !text.includes('"before":true'), "resumes after Last-Event-ID");
       await resumedReader.cancel();
 
-      const errors = await fetch(`${app.baseUrl}/sources/${source.id}/sse?event_name=$errors`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+      const errors = await fetch(`${app.baseUrl}/sources/${source.id}/sse?event_name=$errors`, {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+      });
       const errorsReader = errors.body!.getReader();
       await post(url, { emits: [{ event: { not: "an error" } }], throw: "tail me" });
       let errorsText = "";
@@ -222,7 +280,10 @@ for (const dialect of DIALECTS) {
       await idleReader.cancel();
 
       assert.equal((await fetch(`${app.baseUrl}/sources/${source.id}/sse`)).status, 401);
-      assert.equal((await fetch(`${app.baseUrl}/sources/dc_nope/sse`, { headers: { authorization: `Bearer ${account.apiKey}` } })).status, 404);
+      assert.equal(
+        (await fetch(`${app.baseUrl}/sources/dc_nope/sse`, { headers: { authorization: `Bearer ${account.apiKey}` } })).status,
+        404,
+      );
     });
   });
 }

@@ -22,7 +22,11 @@ for (const dialect of DIALECTS) {
     let account: Account;
     let source: any;
     const ask = async (body: Record<string, unknown>, target = source) => {
-      const res = await fetch(target.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(target.configured_props.http.endpoint_url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     const folderOf = (id: string) => join(app.config.dataDir, "source-files", id);
@@ -30,7 +34,9 @@ for (const dialect of DIALECTS) {
     /** Everything the service keeps for the source: its folder and any staged or pending changes. */
     const leftovers = (id: string) => {
       const root = join(app.config.dataDir, "source-files");
-      const aside = [".staging", ".pending", ".trash"].flatMap((dir) => (existsSync(join(root, dir)) ? readdirSync(join(root, dir)) : []).filter((name) => name.startsWith(id)));
+      const aside = [".staging", ".pending", ".trash"].flatMap((dir) =>
+        (existsSync(join(root, dir)) ? readdirSync(join(root, dir)) : []).filter((name) => name.startsWith(id)),
+      );
       return existsSync(folderOf(id)) ? [id, ...aside] : aside;
     };
     const errorsOf = async (id: string, count = 1) => waitForEvents(account.api, id, count, { event_name: "$errors" });
@@ -46,7 +52,13 @@ for (const dialect of DIALECTS) {
 
     it("shows the dir prop in configurable_props and takes no value for it", async () => {
       const component = await account.api.get(`/components/${source.component_id}`);
-      assert.deepEqual(component.body.data.configurable_props[0], { name: "dir", type: "dir", optional: true, accessMode: "read-write", sync: true });
+      assert.deepEqual(component.body.data.configurable_props[0], {
+        name: "dir",
+        type: "dir",
+        optional: true,
+        accessMode: "read-write",
+        sync: true,
+      });
       assert.deepEqual(Object.keys(source.configured_props), ["http"]);
     });
 
@@ -88,9 +100,15 @@ for (const dialect of DIALECTS) {
       assert.equal(body.listing.length, 1001, "the runner's check was bypassed");
       const [error] = await errorsOf(source.id);
       assert.equal(error.event.error.name, "SourceFilesError");
-      assert.match(error.event.error.message, /1001 files, over the limit of 1000 \(SLUICE_SOURCE_FILES_MAX\); none of this execution's file changes were kept/);
+      assert.match(
+        error.event.error.message,
+        /1001 files, over the limit of 1000 \(SLUICE_SOURCE_FILES_MAX\); none of this execution's file changes were kept/,
+      );
       assert.deepEqual(leftovers(source.id), []);
-      assert.deepEqual((await waitForEvents(account.api, source.id, 1)).map((e) => e.event), [{ emitted: "kept" }]);
+      assert.deepEqual(
+        (await waitForEvents(account.api, source.id, 1)).map((e) => e.event),
+        [{ emitted: "kept" }],
+      );
     });
 
     it("counts 4 KB per file against the bytes: 1,000 files of 100 bytes are over 4 MB", async () => {
@@ -126,7 +144,10 @@ for (const dialect of DIALECTS) {
       const [error] = await errorsOf(source.id);
       assert.equal(error.event.error.name, "SourceFilesError");
       assert.match(error.event.error.message, /"x" would be both a file and the folder of "x\/y"/);
-      assert.deepEqual((await waitForEvents(account.api, source.id, 1)).map((e) => e.event), [{ emitted: "stored" }]);
+      assert.deepEqual(
+        (await waitForEvents(account.api, source.id, 1)).map((e) => e.event),
+        [{ emitted: "stored" }],
+      );
       assert.deepEqual(leftovers(source.id), [], "nothing of the change set was written");
 
       const runner = await ask({ files: ["x", "x/y"] });
@@ -135,7 +156,10 @@ for (const dialect of DIALECTS) {
 
     it("files that cannot be written are an $errors entry of the run, before or after its results are stored", async () => {
       const root = join(app.config.dataDir, "source-files");
-      for (const [where, emit] of [[".staging", "before"], [".pending", "after"]] as const) {
+      for (const [where, emit] of [
+        [".staging", "before"],
+        [".pending", "after"],
+      ] as const) {
         rmSync(join(root, where), { recursive: true, force: true });
         writeFileSync(join(root, where), "in the way");
         try {
@@ -154,13 +178,21 @@ for (const dialect of DIALECTS) {
     });
 
     it("a queued run whose file changes clash completes with one $errors entry (no retried job)", async () => {
-      const queued = await createSource(account.api, { component_code: fixtureCode("dir-files.mjs").replace("customResponse: true", "customResponse: false") });
+      const queued = await createSource(account.api, {
+        component_code: fixtureCode("dir-files.mjs").replace("customResponse: true", "customResponse: false"),
+      });
       assert.equal((await ask({ files: ["x", "x/y"], bypass: true, emit: "queued" }, queued)).status, 200);
       const [error] = await errorsOf(queued.id);
       assert.equal(error.event.error.name, "SourceFilesError");
-      assert.deepEqual((await waitForEvents(account.api, queued.id, 1)).map((e) => e.event), [{ emitted: "queued" }]);
+      assert.deepEqual(
+        (await waitForEvents(account.api, queued.id, 1)).map((e) => e.event),
+        [{ emitted: "queued" }],
+      );
       const db = app.sluice.services.ctx.db;
-      await waitFor(async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0, { what: "the account's jobs to drain", timeoutMs: 20_000 });
+      await waitFor(async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0, {
+        what: "the account's jobs to drain",
+        timeoutMs: 20_000,
+      });
       assert.equal((await errorsOf(queued.id)).length, 1);
     });
 

@@ -27,7 +27,11 @@ for (const dialect of DIALECTS) {
     after(async () => app.close());
 
     it("answers 200 at once and runs the code with {method, path, query, headers, bodyRaw, body}", async () => {
-      const res = await fetch(`${endpoint}/some/path?a=1&b=two`, { method: "PUT", headers: { "content-type": "application/json", "X-Custom-Header": "Value" }, body: JSON.stringify({ echo: true, n: 1 }) });
+      const res = await fetch(`${endpoint}/some/path?a=1&b=two`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", "X-Custom-Header": "Value" },
+        body: JSON.stringify({ echo: true, n: 1 }),
+      });
       assert.equal(res.status, 200);
       const [summary] = await waitForEvents(account.api, scripted.id, 1);
       const event = summary.event;
@@ -53,14 +57,26 @@ for (const dialect of DIALECTS) {
       const url = source.configured_props.http.endpoint_url;
       for (let i = 0; i < 5; i++) assert.equal((await post(url, {})).status, 200);
       const counts = await waitForEvents(account.api, source.id, 5, { event_name: "counter" });
-      assert.deepEqual(counts.map((s) => s.event.count), [5, 4, 3, 2, 1], "no execution lost another's write");
+      assert.deepEqual(
+        counts.map((s) => s.event.count),
+        [5, 4, 3, 2, 1],
+        "no execution lost another's write",
+      );
       assert.equal(counts[0].metadata.name, "counter");
       assert.deepEqual(await summaries(account.api, source.id), [], "nothing on the default stream");
 
-      await post(url, { emits: [{ event: { late: true }, meta: { id: "b", summary: "second", ts: 2000 } }, { event: { early: true }, meta: { id: "a", summary: "first", ts: 1000 } }] });
+      await post(url, {
+        emits: [
+          { event: { late: true }, meta: { id: "b", summary: "second", ts: 2000 } },
+          { event: { early: true }, meta: { id: "a", summary: "first", ts: 1000 } },
+        ],
+      });
       const emitted = await waitForEvents(account.api, source.id, 2);
       // Newest first; stored in meta.ts order, so the early one was stored first.
-      assert.deepEqual(emitted.map((s) => s.event), [{ late: true }, { early: true }]);
+      assert.deepEqual(
+        emitted.map((s) => s.event),
+        [{ late: true }, { early: true }],
+      );
       assert.deepEqual([emitted[1].metadata.id, emitted[1].metadata.summary, emitted[1].metadata.ts], ["a", "first", 1000]);
       const [newer, older] = emitted.map((s) => s.id.split("-").map(Number));
       assert.ok(newer[0] > older[0] || (newer[0] === older[0] && newer[1] > older[1]), "ids increase");
@@ -76,7 +92,10 @@ for (const dialect of DIALECTS) {
         const statuses = await Promise.all(Array.from({ length: 20 }, () => post(url, {}).then((r) => r.status)));
         assert.deepEqual(new Set(statuses), new Set([200]));
         const counts = await waitForEvents(account.api, source.id, 20, { event_name: "counter" }, 30_000);
-        assert.deepEqual(counts.map((s) => s.event.count), Array.from({ length: 20 }, (_, i) => 20 - i));
+        assert.deepEqual(
+          counts.map((s) => s.event.count),
+          Array.from({ length: 20 }, (_, i) => 20 - i),
+        );
       } finally {
         await other?.close();
       }
@@ -85,14 +104,29 @@ for (const dialect of DIALECTS) {
     it("console output goes to $logs and a thrown error to $errors with the original event", async () => {
       const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
       const url = source.configured_props.http.endpoint_url;
-      await post(url, { logs: [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }], throw: "it broke" });
+      await post(url, {
+        logs: [
+          { level: "log", message: "hello log" },
+          { level: "error", message: "bad thing" },
+        ],
+        throw: "it broke",
+      });
       const logs = await waitForEvents(account.api, source.id, 2, { event_name: "$logs" });
-      assert.deepEqual(logs.map((s) => s.event).reverse(), [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }]);
+      assert.deepEqual(logs.map((s) => s.event).reverse(), [
+        { level: "log", message: "hello log" },
+        { level: "error", message: "bad thing" },
+      ]);
       const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
       assert.equal(error.event.error.name, "TypeError");
       assert.equal(error.event.error.message, "it broke");
       assert.equal(typeof error.event.error.stack, "string");
-      assert.deepEqual(error.event.original_event.body, { logs: [{ level: "log", message: "hello log" }, { level: "error", message: "bad thing" }], throw: "it broke" });
+      assert.deepEqual(error.event.original_event.body, {
+        logs: [
+          { level: "log", message: "hello log" },
+          { level: "error", message: "bad thing" },
+        ],
+        throw: "it broke",
+      });
       assert.equal(error.metadata.name, "$errors");
     });
 
@@ -125,7 +159,10 @@ for (const dialect of DIALECTS) {
       const res = await post(url, { n: 1 });
       assert.equal(res.status, 202);
       assert.deepEqual(await res.json(), { ok: true });
-      assert.deepEqual((await summaries(account.api, source.id)).map((s) => s.event), [{ accepted: { n: 1 } }]);
+      assert.deepEqual(
+        (await summaries(account.api, source.id)).map((s) => s.event),
+        [{ accepted: { n: 1 } }],
+      );
 
       const late = await post(url, { n: 2, failAfter: true });
       assert.equal(late.status, 202, "the code's response stands although the run failed later");
@@ -211,10 +248,18 @@ for (const dialect of DIALECTS) {
     });
 
     it("refuses bodies over 512 KB with a JSON 413", async () => {
-      const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: Buffer.alloc(512 * 1024 + 1, 97) });
+      const res = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: Buffer.alloc(512 * 1024 + 1, 97),
+      });
       assert.equal(res.status, 413);
       assert.equal(typeof (await res.json()).error, "string");
-      const fits = await fetch(endpoint, { method: "POST", headers: { "content-type": "text/plain" }, body: Buffer.alloc(512 * 1024 - 10, 97) });
+      const fits = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: Buffer.alloc(512 * 1024 - 10, 97),
+      });
       assert.equal(fits.status, 200);
     });
 
@@ -237,10 +282,13 @@ for (const dialect of DIALECTS) {
       const fresh = await app.newAccount();
       const source = await createSource(fresh.api, { component_code: fixtureCode("http-scripted.cjs") });
       for (let i = 0; i < 3; i++) await post(source.configured_props.http.endpoint_url, {});
-      await waitFor(async () => {
-        const me = await fresh.api.get("/users/me");
-        return me.body.data.daily_invocations_used === 3 ? me : undefined;
-      }, { what: "3 invocations", timeoutMs: 20_000 });
+      await waitFor(
+        async () => {
+          const me = await fresh.api.get("/users/me");
+          return me.body.data.daily_invocations_used === 3 ? me : undefined;
+        },
+        { what: "3 invocations", timeoutMs: 20_000 },
+      );
       const me = await fresh.api.get("/users/me");
       assert.ok(me.body.data.daily_compute_time_used >= 0);
     });
@@ -315,21 +363,29 @@ for (const dialect of DIALECTS) {
         try {
           const api = new ApiClient(worker.baseUrl, account.apiKey);
           const stored = await waitForEvents(api, source.id, 2);
-          assert.deepEqual(stored.map((s: any) => s.event), [{ drop: 1 }, { keep: 1 }]);
+          assert.deepEqual(
+            stored.map((s: any) => s.event),
+            [{ drop: 1 }, { keep: 1 }],
+          );
           await worker.close();
 
           const apiAgain = await startTestApp(dialect, {}, { roles: ["api"], database });
-          const deletion = await new ApiClient(apiAgain.baseUrl, account.apiKey).delete(`/sources/${source.id}/events`, { start_id: stored[0].id });
+          const deletion = await new ApiClient(apiAgain.baseUrl, account.apiKey).delete(`/sources/${source.id}/events`, {
+            start_id: stored[0].id,
+          });
           assert.equal(deletion.status, 202);
           await apiAgain.close();
 
           const workerAgain = await startTestApp(dialect, {}, { roles: ["api", "worker"], database });
           try {
             const apiNow = new ApiClient(workerAgain.baseUrl, account.apiKey);
-            await waitFor(async () => {
-              const left = await summaries(apiNow, source.id);
-              return left.length === 1 && left[0].event.keep === 1;
-            }, { what: "the queued deletion", timeoutMs: 20_000 });
+            await waitFor(
+              async () => {
+                const left = await summaries(apiNow, source.id);
+                return left.length === 1 && left[0].event.keep === 1;
+              },
+              { what: "the queued deletion", timeoutMs: 20_000 },
+            );
           } finally {
             await workerAgain.close();
           }

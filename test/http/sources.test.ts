@@ -55,7 +55,12 @@ for (const dialect of DIALECTS) {
 
     it("prefers component_id over code and url; keeps a given name and slugs it", async () => {
       const first = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs") });
-      const second = await createSource(account.api, { component_id: first.component_id, component_code: fixtureCode("http-scripted.cjs"), component_url: "http://127.0.0.1:1/never", name: "My Timer #2" });
+      const second = await createSource(account.api, {
+        component_id: first.component_id,
+        component_code: fixtureCode("http-scripted.cjs"),
+        component_url: "http://127.0.0.1:1/never",
+        name: "My Timer #2",
+      });
       assert.equal(second.component_id, first.component_id);
       assert.equal(second.name, "My Timer #2");
       assert.equal(second.name_slug, "my-timer-2");
@@ -78,12 +83,21 @@ for (const dialect of DIALECTS) {
     it("timer props: legacy cron, cron override, minimum interval", async () => {
       const legacy = await createSource(account.api, { component_code: fixtureCode("timer-cron-legacy.cjs") });
       assert.deepEqual(legacy.configured_props, { timer: { cron: "*/5 * * * *", interval_seconds: 300 } });
-      const cron = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { cron: "0 * * * *" } } });
+      const cron = await createSource(account.api, {
+        component_code: fixtureCode("timer-interval.mjs"),
+        configured_props: { timer: { cron: "0 * * * *" } },
+      });
       assert.deepEqual(cron.configured_props, { timer: { cron: "0 * * * *", interval_seconds: 3600 } });
-      const tooFast = await account.api.post("/sources", { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { intervalSeconds: 1 } } });
+      const tooFast = await account.api.post("/sources", {
+        component_code: fixtureCode("timer-interval.mjs"),
+        configured_props: { timer: { intervalSeconds: 1 } },
+      });
       assert.equal(tooFast.status, 400);
       assert.match(tooFast.body.error, /timer/);
-      const badCron = await account.api.post("/sources", { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { cron: "every day" } } });
+      const badCron = await account.api.post("/sources", {
+        component_code: fixtureCode("timer-interval.mjs"),
+        configured_props: { timer: { cron: "every day" } },
+      });
       assert.equal(badCron.status, 400);
     });
 
@@ -94,7 +108,12 @@ for (const dialect of DIALECTS) {
       }, async run() { this.$emit({ notice: this.notice === undefined ? "none" : "set" }); } };`;
       const component = await account.api.post("/components", { component_code: code });
       assert.equal(component.status, 200, component.text);
-      assert.deepEqual(component.body.data.configurable_props[0], { name: "notice", type: "alert", alertType: "warning", content: "Read the docs first" });
+      assert.deepEqual(component.body.data.configurable_props[0], {
+        name: "notice",
+        type: "alert",
+        alertType: "warning",
+        content: "Read the docs first",
+      });
       const source = await createSource(account.api, { component_code: code });
       assert.deepEqual(source.configured_props, { label: "x" });
     });
@@ -108,17 +127,28 @@ for (const dialect of DIALECTS) {
     });
 
     it("runs deploy+activate on create, deactivate+activate on update, deactivate on disable and delete", async () => {
-      const source = await createSource(account.api, { component_code: fixtureCode("lifecycle-hooks.mjs"), configured_props: { greeting: "hi" } });
+      const source = await createSource(account.api, {
+        component_code: fixtureCode("lifecycle-hooks.mjs"),
+        configured_props: { greeting: "hi" },
+      });
       assert.deepEqual(source.configured_props.greeting, "hi");
       const hooksOf = async () => (await summaries(account.api, source.id, { event_name: "lifecycle" }))[0]?.event.hooks;
       assert.deepEqual(await hooksOf(), ["deploy", "activate"]);
 
-      const updated = await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, configured_props: { greeting: "hello" }, name: "renamed" });
+      const updated = await account.api.put(`/sources/${source.id}`, {
+        component_id: source.component_id,
+        configured_props: { greeting: "hello" },
+        name: "renamed",
+      });
       assert.equal(updated.status, 200, updated.text);
       assert.equal(updated.body.data.id, source.id);
       assert.equal(updated.body.data.name, "renamed");
       assert.equal(updated.body.data.configured_props.greeting, "hello");
-      assert.equal(updated.body.data.configured_props.http.endpoint_url, source.configured_props.http.endpoint_url, "same endpoint after update");
+      assert.equal(
+        updated.body.data.configured_props.http.endpoint_url,
+        source.configured_props.http.endpoint_url,
+        "same endpoint after update",
+      );
       assert.deepEqual(await hooksOf(), ["deploy", "activate", "deactivate", "activate"]);
 
       const disabled = await account.api.put(`/sources/${source.id}`, { component_id: source.component_id, active: false });
@@ -150,7 +180,10 @@ for (const dialect of DIALECTS) {
     });
 
     it("delete runs deactivate, removes the source, its events and subscriptions to and from it", async () => {
-      const source = await createSource(account.api, { component_code: fixtureCode("lifecycle-hooks.mjs"), configured_props: { greeting: "bye" } });
+      const source = await createSource(account.api, {
+        component_code: fixtureCode("lifecycle-hooks.mjs"),
+        configured_props: { greeting: "bye" },
+      });
       const hook = await account.api.post("/webhooks", undefined, { url: "https://example.test/hook" });
       const from = await account.api.post("/subscriptions", undefined, { emitter_id: source.id, listener_id: hook.body.data.id });
       assert.equal(from.status, 200, from.text);
@@ -174,7 +207,9 @@ for (const dialect of DIALECTS) {
       assert.equal(auto.status, 200, auto.text);
       const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
       const subs = await account.api.get("/users/me/subscriptions", { limit: 100 });
-      assert.ok(subs.body.data.some((s: any) => s.emitter_id === source.id && s.listener_id === hook.body.data.id && s.event_name === "$errors"));
+      assert.ok(
+        subs.body.data.some((s: any) => s.emitter_id === source.id && s.listener_id === hook.body.data.id && s.event_name === "$errors"),
+      );
     });
   });
 }

@@ -9,7 +9,8 @@ import { startTestApp, type TestApp } from "../helpers/test-app.js";
 import { createSource, fixtureCode, summaries, waitForEvents } from "../fixtures/components/sources/helpers.js";
 import { waitFor } from "../helpers/wait-for.js";
 
-const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const named = (name: string, event: unknown) => ({ event, meta: { name } });
 
 for (const dialect of DIALECTS) {
@@ -28,7 +29,15 @@ for (const dialect of DIALECTS) {
         // The fixture emits on "counter" every run: with "a" the emitter has its two named streams.
         assert.equal((await post(url, { emits: [named("a", { a: 1 })] })).status, 200);
         await waitForEvents(account.api, source.id, 1, { event_name: "a" });
-        assert.equal((await post(url, { emits: [named("b", { b: 1 }), named("a", { a: 2 }), { event: { plain: 1 } }], logs: [{ level: "log", message: "still logged" }] })).status, 200);
+        assert.equal(
+          (
+            await post(url, {
+              emits: [named("b", { b: 1 }), named("a", { a: 2 }), { event: { plain: 1 } }],
+              logs: [{ level: "log", message: "still logged" }],
+            })
+          ).status,
+          200,
+        );
         const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
         assert.equal(error.event.error.name, "TooManyStreams");
         assert.match(error.event.error.message, /SLUICE_MAX_STREAMS_PER_EMITTER/);
@@ -37,7 +46,10 @@ for (const dialect of DIALECTS) {
         assert.equal((await summaries(account.api, source.id, { event_name: "b" })).length, 0);
         assert.equal((await summaries(account.api, source.id, { event_name: "a" })).length, 2, "a known stream still takes events");
         await waitForEvents(account.api, source.id, 2, { event_name: "counter" });
-        assert.deepEqual((await summaries(account.api, source.id)).map((s) => s.event), [{ plain: 1 }]);
+        assert.deepEqual(
+          (await summaries(account.api, source.id)).map((s) => s.event),
+          [{ plain: 1 }],
+        );
         assert.equal((await summaries(account.api, source.id, { event_name: "$logs" }))[0].event.message, "still logged");
       });
 
@@ -75,15 +87,19 @@ for (const dialect of DIALECTS) {
         let accepted = 0;
         // Every accepted request's run ends with its event stored, or (when the endpoint's view
         // of the usage was a moment old) with an $errors entry naming the quota.
-        const outcomes = async () => (await summaries(account.api, source.id)).length + (await summaries(account.api, source.id, { event_name: "$errors" })).length;
-        const refused = await waitFor(async () => {
-          const res = await post(url, { emits: [{ event: { n: accepted, pad } }] });
-          if (res.status === 429) return res;
-          assert.equal(res.status, 200);
-          accepted += 1;
-          await waitFor(async () => (await outcomes()) >= accepted || undefined, { what: `run ${accepted}`, timeoutMs: 20_000 });
-          return undefined;
-        }, { what: "the storage quota to refuse a request", timeoutMs: 20_000 });
+        const outcomes = async () =>
+          (await summaries(account.api, source.id)).length + (await summaries(account.api, source.id, { event_name: "$errors" })).length;
+        const refused = await waitFor(
+          async () => {
+            const res = await post(url, { emits: [{ event: { n: accepted, pad } }] });
+            if (res.status === 429) return res;
+            assert.equal(res.status, 200);
+            accepted += 1;
+            await waitFor(async () => (await outcomes()) >= accepted || undefined, { what: `run ${accepted}`, timeoutMs: 20_000 });
+            return undefined;
+          },
+          { what: "the storage quota to refuse a request", timeoutMs: 20_000 },
+        );
         const body = await refused.json();
         assert.equal(body.code, "LIMIT_EXCEEDED");
         assert.match(body.error, /storage quota of 8000 bytes \(SLUICE_ACCOUNT_STORAGE_MB\)/);
@@ -93,22 +109,40 @@ for (const dialect of DIALECTS) {
         assert.ok(me.storage_used_bytes >= QUOTA, `${me.storage_used_bytes} bytes used`);
         const kept = (await summaries(account.api, source.id)).length;
         assert.ok(kept >= 5, `${kept} events stored before the quota`);
-        for (const entry of await summaries(account.api, source.id, { event_name: "$errors" })) assert.equal(entry.event.error.name, "StorageQuotaExceeded");
+        for (const entry of await summaries(account.api, source.id, { event_name: "$errors" }))
+          assert.equal(entry.event.error.name, "StorageQuotaExceeded");
 
         // An emit that did not come through an HTTP endpoint (a delivery, a timer) is refused in storage.
         const ctx = app.sluice.services.ctx;
-        const stored = await ctx.db.transaction().execute((tx) => appendEvents(ctx, tx, { userId: account.id, emitterId: source.id, nowMs: ctx.clock.now(), events: [{ stream: "", event: { late: true } }], limits: ctx.eventLimits }));
+        const stored = await ctx.db
+          .transaction()
+          .execute((tx) =>
+            appendEvents(ctx, tx, {
+              userId: account.id,
+              emitterId: source.id,
+              nowMs: ctx.clock.now(),
+              events: [{ stream: "", event: { late: true } }],
+              limits: ctx.eventLimits,
+            }),
+          );
         assert.equal(stored.length, 1);
         assert.equal(stored[0]!.stream, "$errors");
         assert.match(JSON.stringify(stored[0]!.event), /StorageQuotaExceeded/);
         assert.equal((await summaries(account.api, source.id)).length, kept, "nothing stored earlier is lost");
 
         const other = await createSource(neighbour.api, { component_code: fixtureCode("http-scripted.cjs") });
-        assert.equal((await post(other.configured_props.http.endpoint_url, { emits: [{ event: { mine: 1 } }] })).status, 200, "other accounts have their own quota");
+        assert.equal(
+          (await post(other.configured_props.http.endpoint_url, { emits: [{ event: { mine: 1 } }] })).status,
+          200,
+          "other accounts have their own quota",
+        );
 
         // Deleting events gives the room back.
         assert.equal((await account.api.call("DELETE", `/sources/${source.id}/events`)).status, 202);
-        await waitFor(async () => (await post(url, { emits: [{ event: { again: 1 } }] })).status === 200 || undefined, { what: "the quota to allow events again", timeoutMs: 20_000 });
+        await waitFor(async () => (await post(url, { emits: [{ event: { again: 1 } }] })).status === 200 || undefined, {
+          what: "the quota to allow events again",
+          timeoutMs: 20_000,
+        });
       });
     });
   });

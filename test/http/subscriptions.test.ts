@@ -56,19 +56,32 @@ for (const dialect of DIALECTS) {
     });
 
     it("accepts an empty JSON body or no body at all, and parameters in a JSON body", async () => {
-      const empty = await alice.api.call("POST", "/subscriptions", { query: { emitter_id: "dc_*", listener_id: hook, event_name: "$logs" }, ...JSON_EMPTY });
+      const empty = await alice.api.call("POST", "/subscriptions", {
+        query: { emitter_id: "dc_*", listener_id: hook, event_name: "$logs" },
+        ...JSON_EMPTY,
+      });
       assert.equal(empty.status, 200, empty.text);
-      const noBody = await alice.api.call("POST", "/subscriptions", { query: { emitter_id: "p_*", listener_id: hook, event_name: "$logs" } });
+      const noBody = await alice.api.call("POST", "/subscriptions", {
+        query: { emitter_id: "p_*", listener_id: hook, event_name: "$logs" },
+      });
       assert.equal(noBody.status, 200, noBody.text);
       const body = await alice.api.post("/subscriptions", { emitter_id: "p_*", listener_id: hook, event_name: "named" });
       assert.equal(body.status, 200, body.text);
       assert.equal(body.body.data.event_name, "named");
 
-      const delEmpty = await alice.api.call("DELETE", "/subscriptions", { query: { emitter_id: "dc_*", listener_id: hook, event_name: "$logs" }, ...JSON_EMPTY });
+      const delEmpty = await alice.api.call("DELETE", "/subscriptions", {
+        query: { emitter_id: "dc_*", listener_id: hook, event_name: "$logs" },
+        ...JSON_EMPTY,
+      });
       assert.equal(delEmpty.status, 204, delEmpty.text);
-      const delNone = await alice.api.call("DELETE", "/subscriptions", { query: { emitter_id: "p_*", listener_id: hook, event_name: "$logs" } });
+      const delNone = await alice.api.call("DELETE", "/subscriptions", {
+        query: { emitter_id: "p_*", listener_id: hook, event_name: "$logs" },
+      });
       assert.equal(delNone.status, 204, delNone.text);
-      const autoEmpty = await alice.api.call("POST", "/auto_subscriptions", { query: { listener_id: hook, event_name: "$logs" }, ...JSON_EMPTY });
+      const autoEmpty = await alice.api.call("POST", "/auto_subscriptions", {
+        query: { listener_id: hook, event_name: "$logs" },
+        ...JSON_EMPTY,
+      });
       assert.equal(autoEmpty.status, 200, autoEmpty.text);
       const autoNone = await alice.api.call("POST", "/auto_subscriptions", { query: { listener_id: hook, event_name: "$errors" } });
       assert.equal(autoNone.status, 200, autoNone.text);
@@ -89,10 +102,17 @@ for (const dialect of DIALECTS) {
       const del = await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "" });
       assert.equal(del.status, 204);
       const left = (await list(alice)).body.data.filter((s: any) => s.listener_id === listener);
-      assert.deepEqual(left.map((s: any) => s.event_name), ["$errors"], "only the default-stream subscription went");
+      assert.deepEqual(
+        left.map((s: any) => s.event_name),
+        ["$errors"],
+        "only the default-stream subscription went",
+      );
 
       assert.equal((await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "" })).status, 404);
-      assert.equal((await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "$errors" })).status, 204);
+      assert.equal(
+        (await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "$errors" })).status,
+        204,
+      );
     });
 
     it("'default' and the empty event_name are one stream", async () => {
@@ -104,11 +124,17 @@ for (const dialect of DIALECTS) {
       assert.equal(unnamed.body.data.id, named.body.data.id, "no second subscription for the same stream");
       assert.equal((await list(alice)).body.data.filter((s: any) => s.listener_id === listener).length, 1);
 
-      assert.equal((await alice.api.delete("/subscriptions", { emitter_id: "p_*", listener_id: listener, event_name: "default" })).status, 204);
+      assert.equal(
+        (await alice.api.delete("/subscriptions", { emitter_id: "p_*", listener_id: listener, event_name: "default" })).status,
+        204,
+      );
       assert.equal((await list(alice)).body.data.filter((s: any) => s.listener_id === listener).length, 0);
 
       await alice.api.post("/subscriptions", undefined, { emitter_id: "dc_*", listener_id: listener });
-      assert.equal((await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "default" })).status, 204);
+      assert.equal(
+        (await alice.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: listener, event_name: "default" })).status,
+        204,
+      );
       assert.equal((await list(alice)).body.data.filter((s: any) => s.listener_id === listener).length, 0);
     });
 
@@ -175,7 +201,10 @@ for (const dialect of DIALECTS) {
       const mine = (await list(alice)).body.data.map((s: any) => s.id);
       assert.ok(mine.length > 0);
       const theirs = (await list(bob)).body.data.map((s: any) => s.id);
-      assert.deepEqual(theirs.filter((id: string) => mine.includes(id)), []);
+      assert.deepEqual(
+        theirs.filter((id: string) => mine.includes(id)),
+        [],
+      );
       assert.equal((await bob.api.delete("/subscriptions", { emitter_id: "dc_*", listener_id: hook, event_name: "" })).status, 404);
       assert.ok((await list(alice)).body.data.some((s: any) => s.emitter_id === "dc_*" && s.listener_id === hook && s.event_name === ""));
     });

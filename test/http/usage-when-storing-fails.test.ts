@@ -25,10 +25,18 @@ for (const dialect of DIALECTS) {
       const db = app.sluice.services.store.db;
       const name = `refuse_${emitterId}`;
       if (dialect === "sqlite") {
-        await sql.raw(`create trigger ${name} before insert on events when new.emitter_id = '${emitterId}' begin select raise(abort, 'injected storage fault'); end`).execute(db);
+        await sql
+          .raw(
+            `create trigger ${name} before insert on events when new.emitter_id = '${emitterId}' begin select raise(abort, 'injected storage fault'); end`,
+          )
+          .execute(db);
         return;
       }
-      await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin if new.emitter_id = '${emitterId}' then raise exception 'injected storage fault'; end if; return new; end $$`).execute(db);
+      await sql
+        .raw(
+          `create function ${name}() returns trigger language plpgsql as $$ begin if new.emitter_id = '${emitterId}' then raise exception 'injected storage fault'; end if; return new; end $$`,
+        )
+        .execute(db);
       await sql.raw(`create trigger ${name} before insert on events for each row execute function ${name}()`).execute(db);
     }
 

@@ -63,7 +63,12 @@ for (const dialect of DIALECTS) {
     });
 
     it("rejects missing, malformed and unknown keys with a JSON 401", async () => {
-      for (const headers of [{} as Record<string, string>, { authorization: "Bearer" }, { authorization: "Basic abc" }, { authorization: `Bearer sk_sluice_${"x".repeat(40)}` }]) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: "Bearer" },
+        { authorization: "Basic abc" },
+        { authorization: `Bearer sk_sluice_${"x".repeat(40)}` },
+      ]) {
         const res = await request(app.baseUrl, "GET", "/users/me", { headers });
         assert.equal(res.status, 401);
         assert.equal(typeof res.body.error, "string");
@@ -77,7 +82,10 @@ for (const dialect of DIALECTS) {
       assert.equal(wrong.status, 401);
       const bad = await request(app.baseUrl, "POST", "/admin/users", { key: ADMIN_TOKEN, json: { username: "x1", email: "not-an-email" } });
       assert.equal(bad.status, 400);
-      const badPlan = await request(app.baseUrl, "POST", "/admin/users", { key: ADMIN_TOKEN, json: { username: "x1", email: "x@y.z", plan: "gold" } });
+      const badPlan = await request(app.baseUrl, "POST", "/admin/users", {
+        key: ADMIN_TOKEN,
+        json: { username: "x1", email: "x@y.z", plan: "gold" },
+      });
       assert.equal(badPlan.status, 400);
       const ok = await request(app.baseUrl, "POST", "/admin/users", { key: ADMIN_TOKEN, json: { username: "dupe", email: "x@y.z" } });
       assert.equal(ok.status, 200);

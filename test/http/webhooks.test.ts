@@ -132,12 +132,19 @@ for (const dialect of DIALECTS) {
         assert.equal(updated.status, 400, `${url}: ${updated.text}`);
         assert.match(updated.body.error, /SLUICE_ALLOW_PRIVATE_EGRESS/, url);
       }
-      assert.match((await createWebhook(alice.api, { url: "http://internal.test/" })).body.error, /internal\.test resolves to 192\.168\.1\.20/);
+      assert.match(
+        (await createWebhook(alice.api, { url: "http://internal.test/" })).body.error,
+        /internal\.test resolves to 192\.168\.1\.20/,
+      );
       assert.equal((await alice.api.get(`/webhooks/${kept.id}`)).body.data.url, "https://public.test/kept");
     });
 
     it("works with content-type application/json and an empty body, with no body, and with a JSON body", async () => {
-      const empty = await alice.api.call("POST", "/webhooks", { query: { url: "https://example.test/a" }, raw: "", headers: { "content-type": "application/json" } });
+      const empty = await alice.api.call("POST", "/webhooks", {
+        query: { url: "https://example.test/a" },
+        raw: "",
+        headers: { "content-type": "application/json" },
+      });
       assert.equal(empty.status, 200, empty.text);
       const none = await alice.api.call("POST", "/webhooks", { query: { url: "https://example.test/b" } });
       assert.equal(none.status, 200, none.text);
@@ -145,10 +152,17 @@ for (const dialect of DIALECTS) {
       assert.equal(json.status, 200, json.text);
       assert.equal(json.body.data.name, "from body");
       for (const type of ["application/json; charset=utf-8", "application/json;charset=UTF-8", "Application/JSON"]) {
-        const typed = await alice.api.call("POST", "/webhooks", { raw: JSON.stringify({ url: "https://example.test/d", name: type }), headers: { "content-type": type } });
+        const typed = await alice.api.call("POST", "/webhooks", {
+          raw: JSON.stringify({ url: "https://example.test/d", name: type }),
+          headers: { "content-type": type },
+        });
         assert.equal(typed.status, 200, `${type}: ${typed.text}`);
         assert.equal(typed.body.data.name, type);
-        const emptyTyped = await alice.api.call("POST", "/webhooks", { query: { url: "https://example.test/e" }, raw: "", headers: { "content-type": type } });
+        const emptyTyped = await alice.api.call("POST", "/webhooks", {
+          query: { url: "https://example.test/e" },
+          raw: "",
+          headers: { "content-type": type },
+        });
         assert.equal(emptyTyped.status, 200, `${type}, empty: ${emptyTyped.text}`);
       }
     });
@@ -156,7 +170,12 @@ for (const dialect of DIALECTS) {
     it("GET, PUT and DELETE one webhook", async () => {
       const created = (await createWebhook(alice.api, { url: "https://example.test/manage", name: "old" })).body.data;
       clock.advance(2000);
-      const put = await alice.api.put(`/webhooks/${created.id}`, { name: "new", description: "d", url: "http://example.test:81/x", active: false });
+      const put = await alice.api.put(`/webhooks/${created.id}`, {
+        name: "new",
+        description: "d",
+        url: "http://example.test:81/x",
+        active: false,
+      });
       assert.equal(put.status, 200, put.text);
       assert.equal(put.body.data.name, "new");
       assert.equal(put.body.data.description, "d");
@@ -214,9 +233,16 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 200);
         assert.deepEqual(Object.keys(res.body).sort(), ["data", "page_info"]);
         assert.equal(res.body.data.length, 10);
-        assert.deepEqual(res.body.data.map((w: any) => w.id), ids.slice(0, 10));
+        assert.deepEqual(
+          res.body.data.map((w: any) => w.id),
+          ids.slice(0, 10),
+        );
         const times = res.body.data.map((w: any) => w.created_at);
-        assert.deepEqual(times, [...times].sort((a: number, b: number) => b - a), "newest first");
+        assert.deepEqual(
+          times,
+          [...times].sort((a: number, b: number) => b - a),
+          "newest first",
+        );
         assert.equal(new Set(times).size, times.length);
         for (const item of res.body.data) {
           assert.equal("user_id" in item, false);
@@ -240,7 +266,10 @@ for (const dialect of DIALECTS) {
         assert.equal((await lister.api.get("/users/me/webhooks", { limit: 1 })).body.data.length, 1);
         const all = await lister.api.get("/users/me/webhooks", { limit: 100 });
         assert.equal(all.body.data.length, TOTAL);
-        assert.deepEqual(all.body.data.map((w: any) => w.id), ids);
+        assert.deepEqual(
+          all.body.data.map((w: any) => w.id),
+          ids,
+        );
       });
 
       it("walks forward with `after` and back with `before`, page_info exact on every page", async () => {
@@ -254,8 +283,14 @@ for (const dialect of DIALECTS) {
           if (res.body.data.length < limit) break;
           cursor = res.body.page_info.end_cursor;
         }
-        assert.deepEqual(pages.map((p) => p.data.length), [7, 7, 7, 4]);
-        assert.deepEqual(pages.flatMap((p) => p.data.map((w: any) => w.id)), ids);
+        assert.deepEqual(
+          pages.map((p) => p.data.length),
+          [7, 7, 7, 4],
+        );
+        assert.deepEqual(
+          pages.flatMap((p) => p.data.map((w: any) => w.id)),
+          ids,
+        );
         for (const page of pages) {
           assert.equal(page.page_info.total_count, TOTAL);
           assert.equal(page.page_info.count, page.data.length);
@@ -277,7 +312,10 @@ for (const dialect of DIALECTS) {
           back = res.body;
         }
         assert.deepEqual(seen.flat(), ids, "walking back visits every item once, in list order");
-        assert.deepEqual(seen.map((page) => page.length), [7, 7, 7, 4]);
+        assert.deepEqual(
+          seen.map((page) => page.length),
+          [7, 7, 7, 4],
+        );
 
         // A page's cursors point at its own first and last items.
         const middle = pages[1];
@@ -294,7 +332,12 @@ for (const dialect of DIALECTS) {
       });
 
       it("refuses cursors it did not make", async () => {
-        for (const cursor of ["garbage", Buffer.from("[1,2,3]").toString("base64url"), Buffer.from('[1e308,"wh_x"]').toString("base64url"), "x".repeat(600)]) {
+        for (const cursor of [
+          "garbage",
+          Buffer.from("[1,2,3]").toString("base64url"),
+          Buffer.from('[1e308,"wh_x"]').toString("base64url"),
+          "x".repeat(600),
+        ]) {
           const res = await lister.api.get("/users/me/webhooks", { after: cursor });
           assert.equal(res.status, 400, `${cursor}: ${res.text}`);
           assert.equal((await lister.api.get("/users/me/webhooks", { before: cursor })).status, 400);

@@ -40,7 +40,13 @@ for (const dialect of DIALECTS) {
     before(async () => {
       smtp = await new MailCatcher().start();
       receiver = await new Receiver().start();
-      app = await startTestApp(dialect, { smtpUrl: smtp.url, smtpFrom: "sluice@test.local", allowPrivateEgress: true, runTimeoutSeconds: 5, webhookRetryScheduleSeconds: [0] });
+      app = await startTestApp(dialect, {
+        smtpUrl: smtp.url,
+        smtpFrom: "sluice@test.local",
+        allowPrivateEgress: true,
+        runTimeoutSeconds: 5,
+        webhookRetryScheduleSeconds: [0],
+      });
     });
     after(async () => {
       await app.close();
@@ -57,7 +63,11 @@ for (const dialect of DIALECTS) {
       const wf = (await account.api.post("/workflows", { name: "fails", steps: [{ code: code.THROWS }] })).body.data;
       assert.equal((await post(wf.endpoint_url, { ok: false })).status, 200);
 
-      const [mail] = await waitFor(async () => smtp.to(account.email).length > 0 && smtp.to(account.email), { what: "the error e-mail", timeoutMs: 15_000, retryErrors: true });
+      const [mail] = await waitFor(async () => smtp.to(account.email).length > 0 && smtp.to(account.email), {
+        what: "the error e-mail",
+        timeoutMs: 15_000,
+        retryErrors: true,
+      });
       assert.equal(mail!.from, "sluice@test.local");
       assert.match(mail!.raw, new RegExp(`Subject: Sluice: workflow ${wf.id} failed \\(TypeError\\)`));
       assert.match(mail!.raw, /boom from step/);
@@ -75,10 +85,13 @@ for (const dialect of DIALECTS) {
 
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.THROWS }] })).body.data;
       assert.equal((await post(wf.endpoint_url, { ok: false })).status, 200);
-      const [globalError] = await waitFor(async () => {
-        const errors = await errorsOf(account, global.id);
-        return errors.length > 0 && errors;
-      }, { what: "the error workflow's own error", timeoutMs: 15_000, retryErrors: true });
+      const [globalError] = await waitFor(
+        async () => {
+          const errors = await errorsOf(account, global.id);
+          return errors.length > 0 && errors;
+        },
+        { what: "the error workflow's own error", timeoutMs: 15_000, retryErrors: true },
+      );
       assert.equal(globalError.event.original_context.workflow_id, global.id);
       assert.equal(globalError.event.original_context.source_type, "error");
       assert.equal(globalError.event.original_event.original_context.workflow_id, wf.id, "it ran on the first workflow's error");
@@ -86,7 +99,11 @@ for (const dialect of DIALECTS) {
       // A loop would queue the next run (or delivery) in the transaction that stored this error:
       // once the account's queued work has drained, the error must still be the only one.
       const db = app.sluice.services.ctx.db;
-      await waitFor(async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0, { what: "the account's queued work to drain", timeoutMs: 15_000, retryErrors: true });
+      await waitFor(async () => (await db.selectFrom("jobs").select("id").where("user_id", "=", account.id).execute()).length === 0, {
+        what: "the account's queued work to drain",
+        timeoutMs: 15_000,
+        retryErrors: true,
+      });
       assert.equal((await errorsOf(account, global.id)).length, 1);
       assert.equal((await errorsOf(account, wf.id)).length, 1);
       assert.equal(smtp.to(account.email).length, 0, "the broken error workflow sent nothing");
@@ -97,11 +114,18 @@ for (const dialect of DIALECTS) {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { code: code.THROWS }] })).body.data;
       const hook = await account.api.post("/webhooks", undefined, { url: receiver.on(`/errors-${account.id}`, () => ({ status: 200 })) });
       assert.equal(hook.status, 200, hook.text);
-      const sub = await account.api.post("/subscriptions", undefined, { emitter_id: wf.id, listener_id: hook.body.data.id, event_name: "$errors" });
+      const sub = await account.api.post("/subscriptions", undefined, {
+        emitter_id: wf.id,
+        listener_id: hook.body.data.id,
+        event_name: "$errors",
+      });
       assert.equal(sub.status, 200, sub.text);
 
       await post(wf.endpoint_url, { ok: false, n: 7 });
-      const [delivered] = await waitFor(async () => receiver.at(`/errors-${account.id}`).length > 0 && receiver.at(`/errors-${account.id}`), { what: "the webhook delivery", timeoutMs: 15_000, retryErrors: true });
+      const [delivered] = await waitFor(
+        async () => receiver.at(`/errors-${account.id}`).length > 0 && receiver.at(`/errors-${account.id}`),
+        { what: "the webhook delivery", timeoutMs: 15_000, retryErrors: true },
+      );
       const body = JSON.parse(delivered!.body);
       assert.deepEqual(Object.keys(body).sort(), ["error", "original_context", "original_event"]);
       assert.deepEqual(body.original_event.body, { ok: false, n: 7 });
@@ -114,13 +138,17 @@ for (const dialect of DIALECTS) {
     it("an emit whose webhook delivery fails for good is reported on the workflow's $errors in the spec's shape", async () => {
       const account = await app.newAccount();
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
-      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/dead-${account.id}`, () => ({ status: 500 })) })).body.data;
+      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/dead-${account.id}`, () => ({ status: 500 })) }))
+        .body.data;
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: wf.id, listener_id: hook.id })).status, 200);
       await post(wf.endpoint_url, { undeliverable: true });
-      const [reported] = await waitFor(async () => {
-        const errors = await errorsOf(account, wf.id);
-        return errors.length > 0 && errors;
-      }, { what: "the delivery failure report", timeoutMs: 15_000, retryErrors: true });
+      const [reported] = await waitFor(
+        async () => {
+          const errors = await errorsOf(account, wf.id);
+          return errors.length > 0 && errors;
+        },
+        { what: "the delivery failure report", timeoutMs: 15_000, retryErrors: true },
+      );
       assert.ok(receiver.at(`/dead-${account.id}`).length >= 2, "retried before giving up");
       const { error, original_context, original_event } = reported.event;
       assert.deepEqual(Object.keys(error).sort(), ["cellId", "code", "stack", "ts"]);
@@ -133,20 +161,32 @@ for (const dialect of DIALECTS) {
 
     it("auto-subscriptions and p_* globs deliver workflow emits to a webhook", async () => {
       const account = await app.newAccount();
-      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/auto-${account.id}`, () => ({ status: 200 })) })).body.data;
+      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/auto-${account.id}`, () => ({ status: 200 })) }))
+        .body.data;
       const auto = await account.api.post("/auto_subscriptions", undefined, { listener_id: hook.id, event_name: "default" });
       assert.equal(auto.status, 200, auto.text);
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
       const subs = (await account.api.get("/users/me/subscriptions")).body.data;
-      assert.ok(subs.some((s: any) => s.emitter_id === wf.id && s.listener_id === hook.id), "auto-subscribed at creation");
+      assert.ok(
+        subs.some((s: any) => s.emitter_id === wf.id && s.listener_id === hook.id),
+        "auto-subscribed at creation",
+      );
       await post(wf.endpoint_url, { via: "auto" });
-      const [viaAuto] = await waitFor(async () => receiver.at(`/auto-${account.id}`).length > 0 && receiver.at(`/auto-${account.id}`), { timeoutMs: 15_000, retryErrors: true });
+      const [viaAuto] = await waitFor(async () => receiver.at(`/auto-${account.id}`).length > 0 && receiver.at(`/auto-${account.id}`), {
+        timeoutMs: 15_000,
+        retryErrors: true,
+      });
       assert.deepEqual(JSON.parse(viaAuto!.body).received.body, { via: "auto" });
 
-      const globHook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/glob-${account.id}`, () => ({ status: 200 })) })).body.data;
+      const globHook = (
+        await account.api.post("/webhooks", undefined, { url: receiver.on(`/glob-${account.id}`, () => ({ status: 200 })) })
+      ).body.data;
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: "p_*", listener_id: globHook.id })).status, 200);
       await post(wf.endpoint_url, { via: "glob" });
-      const [viaGlob] = await waitFor(async () => receiver.at(`/glob-${account.id}`).length > 0 && receiver.at(`/glob-${account.id}`), { timeoutMs: 15_000, retryErrors: true });
+      const [viaGlob] = await waitFor(async () => receiver.at(`/glob-${account.id}`).length > 0 && receiver.at(`/glob-${account.id}`), {
+        timeoutMs: 15_000,
+        retryErrors: true,
+      });
       assert.deepEqual(JSON.parse(viaGlob!.body).received.body, { via: "glob" });
     });
 
@@ -158,11 +198,16 @@ for (const dialect of DIALECTS) {
       const endpoint = source.body.data.configured_props.http.endpoint_url;
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: sourceId, listener_id: wf.id })).status, 200);
-      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/chain-${account.id}`, () => ({ status: 200 })) })).body.data;
+      const hook = (await account.api.post("/webhooks", undefined, { url: receiver.on(`/chain-${account.id}`, () => ({ status: 200 })) }))
+        .body.data;
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: wf.id, listener_id: hook.id })).status, 200);
 
       assert.equal((await post(endpoint, { hello: "chain" })).status, 200);
-      const [delivered] = await waitFor(async () => receiver.at(`/chain-${account.id}`).length > 0 && receiver.at(`/chain-${account.id}`), { what: "the chained delivery", timeoutMs: 15_000, retryErrors: true });
+      const [delivered] = await waitFor(async () => receiver.at(`/chain-${account.id}`).length > 0 && receiver.at(`/chain-${account.id}`), {
+        what: "the chained delivery",
+        timeoutMs: 15_000,
+        retryErrors: true,
+      });
       const body = JSON.parse(delivered!.body);
       assert.deepEqual(body.received, { relayed: { hello: "chain" } });
       assert.equal(body.source_type, "subscription");

@@ -26,7 +26,10 @@ for (const dialect of DIALECTS) {
     after(async () => app.close());
 
     it("creates, reads, lists, updates and deletes a workflow; steps keep their ids", async () => {
-      const created = await account.api.post("/workflows", { name: "crud", steps: [{ code: code.RETURN_EVENT_BODY }, { name: "second", code: code.DOUBLE_PREVIOUS }] });
+      const created = await account.api.post("/workflows", {
+        name: "crud",
+        steps: [{ code: code.RETURN_EVENT_BODY }, { name: "second", code: code.DOUBLE_PREVIOUS }],
+      });
       assert.equal(created.status, 200, created.text);
       const wf = created.body.data;
       assert.match(wf.id, /^p_/);
@@ -34,7 +37,10 @@ for (const dialect of DIALECTS) {
       assert.equal(wf.active, true);
       assert.equal(wf.global_error_workflow, false);
       assert.match(wf.endpoint_url, new RegExp(`^${app.origin}/w/[A-Za-z0-9]+$`));
-      assert.deepEqual(wf.steps.map((s: any) => s.name), ["step_1", "second"]);
+      assert.deepEqual(
+        wf.steps.map((s: any) => s.name),
+        ["step_1", "second"],
+      );
       assert.ok(wf.steps.every((s: any) => /^c_/.test(s.id)));
       assert.ok(Number.isInteger(wf.created_at) && wf.created_at < 1e11, "unix seconds");
 
@@ -44,10 +50,17 @@ for (const dialect of DIALECTS) {
       const list = await account.api.get("/users/me/workflows", { limit: 100 });
       assert.equal(list.status, 200);
       assert.ok(list.body.data.some((w: any) => w.id === wf.id));
-      assert.ok(list.body.data.some((w: any) => w.global_error_workflow === true), "the account's global error workflow is listed");
+      assert.ok(
+        list.body.data.some((w: any) => w.global_error_workflow === true),
+        "the account's global error workflow is listed",
+      );
       assert.equal(list.body.page_info.total_count, list.body.data.length);
 
-      const updated = await account.api.put(`/workflows/${wf.id}`, { name: "renamed", active: false, steps: [{ id: wf.steps[1].id, name: "second", code: code.RETURN_EVENT_BODY }, { code: code.NEVER_RUNS }] });
+      const updated = await account.api.put(`/workflows/${wf.id}`, {
+        name: "renamed",
+        active: false,
+        steps: [{ id: wf.steps[1].id, name: "second", code: code.RETURN_EVENT_BODY }, { code: code.NEVER_RUNS }],
+      });
       assert.equal(updated.status, 200, updated.text);
       assert.equal(updated.body.data.name, "renamed");
       assert.equal(updated.body.data.active, false);
@@ -68,7 +81,8 @@ for (const dialect of DIALECTS) {
 
     it("paginates the account's workflows with cursors", async () => {
       const other = await app.newAccount();
-      for (let i = 0; i < 3; i++) assert.equal((await other.api.post("/workflows", { name: `w${i}`, steps: [{ code: code.NEVER_RUNS }] })).status, 200);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await other.api.post("/workflows", { name: `w${i}`, steps: [{ code: code.NEVER_RUNS }] })).status, 200);
       const first = await other.api.get("/users/me/workflows", { limit: 2 });
       assert.equal(first.body.page_info.total_count, 4, "three workflows and the global error workflow");
       assert.equal(first.body.data.length, 2);
@@ -86,7 +100,15 @@ for (const dialect of DIALECTS) {
         [{ steps: [{ code: code.SYNTAX_ERROR }] }, /step "step_1": SyntaxError/],
         [{ steps: [{ code: code.NO_RUN }] }, /step "step_1": .*run\(\{ steps, \$ \}\)/],
         [{ steps: [{ name: "trigger", code: code.NEVER_RUNS }] }, /reserved/],
-        [{ steps: [{ name: "a", code: code.NEVER_RUNS }, { name: "a", code: code.NEVER_RUNS }] }, /used by another step/],
+        [
+          {
+            steps: [
+              { name: "a", code: code.NEVER_RUNS },
+              { name: "a", code: code.NEVER_RUNS },
+            ],
+          },
+          /used by another step/,
+        ],
         [{ steps: [{ name: "bad name", code: code.NEVER_RUNS }] }, /name/],
         [{ steps: [{ code: code.NEVER_RUNS }], bogus: 1 }, /bogus/],
         [{ steps: [{ code: 42 }] }, /code/],
@@ -96,7 +118,11 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.text}`);
         assert.match(res.body.error, message);
       }
-      const bad = await request(app.baseUrl, "POST", "/workflows", { key: account.apiKey, raw: "{nope", headers: { "content-type": "application/json" } });
+      const bad = await request(app.baseUrl, "POST", "/workflows", {
+        key: account.apiKey,
+        raw: "{nope",
+        headers: { "content-type": "application/json" },
+      });
       assert.equal(bad.status, 400);
 
       const mine = (await account.api.post("/workflows", { steps: [{ code: code.NEVER_RUNS }] })).body.data;
@@ -109,14 +135,21 @@ for (const dialect of DIALECTS) {
     });
 
     it("runs steps in order on an HTTP trigger: 200 at once, data flows between steps, $send.emit summaries", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.RETURN_EVENT_BODY }, { code: code.DOUBLE_PREVIOUS }, { code: code.EMIT_RESULTS }] })).body.data;
+      const wf = (
+        await account.api.post("/workflows", {
+          steps: [{ code: code.RETURN_EVENT_BODY }, { code: code.DOUBLE_PREVIOUS }, { code: code.EMIT_RESULTS }],
+        })
+      ).body.data;
       const res = await trigger(wf.endpoint_url, { json: { n: 21 } });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { status: "accepted" });
-      const page = await waitFor(async () => {
-        const body = await summaries(account, wf.id);
-        return body.data.length === 2 && body;
-      }, { what: "two emits", timeoutMs: 15_000, retryErrors: true });
+      const page = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id);
+          return body.data.length === 2 && body;
+        },
+        { what: "two emits", timeoutMs: 15_000, retryErrors: true },
+      );
       assert.equal(page.page_info.total_count, 2);
       const [newest, oldest] = page.data;
       assert.deepEqual(oldest.event, { raw_event: { doubled: 42, second: "second" } });
@@ -126,10 +159,13 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof oldest.metadata.emit_id, "string");
       assert.ok(newest.id > oldest.id || newest.indexed_at_ms >= oldest.indexed_at_ms);
 
-      const logs = await waitFor(async () => {
-        const body = await summaries(account, wf.id, "event_summaries", { event_name: "$logs" });
-        return body.data.length > 0 && body;
-      }, { timeoutMs: 15_000, retryErrors: true });
+      const logs = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id, "event_summaries", { event_name: "$logs" });
+          return body.data.length > 0 && body;
+        },
+        { timeoutMs: 15_000, retryErrors: true },
+      );
       assert.deepEqual(logs.data[0].event, { level: "log", message: "emitting 42" });
 
       const limited = await summaries(account, wf.id, "event_summaries", { limit: 1 });
@@ -142,15 +178,19 @@ for (const dialect of DIALECTS) {
     });
 
     it("answers with $.respond and waits for it; the event carries method, path, query, headers, body, url, client_ip", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.RESPOND_WITH_QUERY }, { code: code.EMIT_TRIGGER_EVENT }] })).body.data;
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.RESPOND_WITH_QUERY }, { code: code.EMIT_TRIGGER_EVENT }] }))
+        .body.data;
       const res = await trigger(wf.endpoint_url, { method: "PUT", path: "/sub/path", query: { a: "1" }, json: { hello: "world" } });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.headers.get("x-custom"), "yes");
       assert.deepEqual(res.body, { echo: { a: "1" }, path: "/sub/path" });
-      const page = await waitFor(async () => {
-        const body = await summaries(account, wf.id);
-        return body.data.length === 1 && body;
-      }, { timeoutMs: 15_000, retryErrors: true });
+      const page = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id);
+          return body.data.length === 1 && body;
+        },
+        { timeoutMs: 15_000, retryErrors: true },
+      );
       const { received, source_type } = page.data[0].event;
       assert.equal(source_type, "http");
       assert.equal(received.method, "PUT");
@@ -161,7 +201,10 @@ for (const dialect of DIALECTS) {
       assert.equal(received.url, `${wf.endpoint_url}/sub/path?a=1`);
       assert.equal(received.client_ip, "127.0.0.1");
 
-      const tooLarge = await request(wf.endpoint_url, "POST", "", { raw: "x".repeat(600 * 1024), headers: { "content-type": "text/plain" } });
+      const tooLarge = await request(wf.endpoint_url, "POST", "", {
+        raw: "x".repeat(600 * 1024),
+        headers: { "content-type": "text/plain" },
+      });
       assert.equal(tooLarge.status, 413);
       assert.equal(typeof tooLarge.body.error, "string");
     });
@@ -179,30 +222,43 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 202);
       assert.deepEqual(res.body, { ok: true });
       const page = await summaries(account, wf.id);
-      assert.deepEqual(page.data.map((summary: any) => summary.event), [{ accepted: { n: 1 } }]);
+      assert.deepEqual(
+        page.data.map((summary: any) => summary.event),
+        [{ accepted: { n: 1 } }],
+      );
     });
 
     it("$.flow.exit() ends the run: later code and later steps do not run", async () => {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EXIT_EARLY }, { code: code.NEVER_RUNS }] })).body.data;
       assert.equal((await trigger(wf.endpoint_url, { json: {} })).status, 200);
-      const page = await waitFor(async () => {
-        const body = await summaries(account, wf.id);
-        return body.data.length > 0 && body;
-      }, { timeoutMs: 15_000, retryErrors: true });
+      const page = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id);
+          return body.data.length > 0 && body;
+        },
+        { timeoutMs: 15_000, retryErrors: true },
+      );
       // A run's events are stored together when it ends: nothing after the exit can follow.
-      assert.deepEqual(page.data.map((summary: any) => summary.event), [{ before_exit: true }]);
+      assert.deepEqual(
+        page.data.map((summary: any) => summary.event),
+        [{ before_exit: true }],
+      );
       assert.equal(page.data.length, 1);
     });
 
     it("stores a thrown error on $errors with every field, and replays its original event", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { name: "failing", code: code.THROWS }] })).body.data;
+      const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { name: "failing", code: code.THROWS }] })).body
+        .data;
       // Padding makes the error event larger than 1 KB, for the truncation check below.
       const triggerBody = { ok: false, padding: "x".repeat(1500) };
       assert.equal((await trigger(wf.endpoint_url, { json: triggerBody })).status, 200);
-      const page = await waitFor(async () => {
-        const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
-        return body.data.length === 1 && body;
-      }, { what: "an error summary", timeoutMs: 15_000, retryErrors: true });
+      const page = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
+          return body.data.length === 1 && body;
+        },
+        { what: "an error summary", timeoutMs: 15_000, retryErrors: true },
+      );
       const summary = page.data[0];
       assert.equal(summary.metadata.name, "$errors");
       assert.equal(summary.metadata.emitter_id, wf.id);
@@ -210,7 +266,16 @@ for (const dialect of DIALECTS) {
       const { original_event, original_context, error } = summary.event;
       assert.deepEqual(original_event.body, triggerBody);
       assert.equal(original_event.method, "POST");
-      assert.deepEqual(Object.keys(original_context).sort(), ["deployment_id", "id", "owner_id", "platform_version", "source_type", "ts", "verified", "workflow_id"]);
+      assert.deepEqual(Object.keys(original_context).sort(), [
+        "deployment_id",
+        "id",
+        "owner_id",
+        "platform_version",
+        "source_type",
+        "ts",
+        "verified",
+        "workflow_id",
+      ]);
       assert.equal(original_context.workflow_id, wf.id);
       assert.equal(original_context.owner_id, account.id);
       assert.equal(original_context.source_type, "http");
@@ -237,10 +302,13 @@ for (const dialect of DIALECTS) {
       const replay = await account.api.post(`/workflows/${wf.id}/$errors/${summary.id}/replay`);
       assert.equal(replay.status, 202, replay.text);
       assert.deepEqual(replay.body.data.original_event, original_event);
-      const replayed = await waitFor(async () => {
-        const body = await summaries(account, wf.id, "event_summaries", { expand: "event" });
-        return body.data.length === 1 && body;
-      }, { what: "the replayed run's emit", timeoutMs: 15_000, retryErrors: true });
+      const replayed = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id, "event_summaries", { expand: "event" });
+          return body.data.length === 1 && body;
+        },
+        { what: "the replayed run's emit", timeoutMs: 15_000, retryErrors: true },
+      );
       assert.deepEqual(replayed.data[0].event.received, original_event);
       assert.equal(replayed.data[0].event.source_type, "replay");
       assert.equal((await account.api.post(`/workflows/${wf.id}/$errors/1-0/replay`)).status, 404);
@@ -249,7 +317,10 @@ for (const dialect of DIALECTS) {
     it("live tail: new emits arrive as Server-Sent Events", async () => {
       const wf = (await account.api.post("/workflows", { steps: [{ code: code.EMIT_TRIGGER_EVENT }] })).body.data;
       const controller = new AbortController();
-      const res = await fetch(`${app.baseUrl}/workflows/${wf.id}/sse`, { headers: { authorization: `Bearer ${account.apiKey}` }, signal: controller.signal });
+      const res = await fetch(`${app.baseUrl}/workflows/${wf.id}/sse`, {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+        signal: controller.signal,
+      });
       assert.equal(res.status, 200);
       assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
       const reader = res.body!.getReader();
@@ -291,14 +362,21 @@ for (const dialect of DIALECTS) {
     });
 
     it("a timeout ends the run with a TIMEOUT error; with $.respond pending the request gets a JSON 500", async () => {
-      const wf = (await account.api.post("/workflows", { steps: [{ code: code.QUIET }, { code: code.LOOP_FOREVER }, { code: code.RESPOND_WITH_QUERY }] })).body.data;
+      const wf = (
+        await account.api.post("/workflows", {
+          steps: [{ code: code.QUIET }, { code: code.LOOP_FOREVER }, { code: code.RESPOND_WITH_QUERY }],
+        })
+      ).body.data;
       const res = await trigger(wf.endpoint_url, { json: {} });
       assert.equal(res.status, 500);
       assert.match(res.body.error, /timed out/);
-      const page = await waitFor(async () => {
-        const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
-        return body.data.length === 1 && body;
-      }, { timeoutMs: 15_000, retryErrors: true });
+      const page = await waitFor(
+        async () => {
+          const body = await summaries(account, wf.id, "$errors/event_summaries", { expand: "event" });
+          return body.data.length === 1 && body;
+        },
+        { timeoutMs: 15_000, retryErrors: true },
+      );
       assert.equal(page.data[0].event.error.code, "TIMEOUT");
       assert.equal(page.data[0].event.error.cellId, wf.steps[1].id, "the step that was running when the run was killed");
       assert.equal((await request(app.origin, "GET", "/healthz")).status, 200);
@@ -321,10 +399,13 @@ for (const dialect of DIALECTS) {
       assert.equal((await account.api.post("/subscriptions", undefined, { emitter_id: first.id, listener_id: second.id })).status, 200);
 
       assert.equal((await trigger(first.endpoint_url, { json: { n: 1 } })).status, 200);
-      const skipped = await waitFor(async () => {
-        const body = await summaries(account, second.id, "$errors/event_summaries", { expand: "event" });
-        return body.data.length === 1 && body.data[0];
-      }, { what: "the skipped run's error", timeoutMs: 15_000, retryErrors: true });
+      const skipped = await waitFor(
+        async () => {
+          const body = await summaries(account, second.id, "$errors/event_summaries", { expand: "event" });
+          return body.data.length === 1 && body.data[0];
+        },
+        { what: "the skipped run's error", timeoutMs: 15_000, retryErrors: true },
+      );
       assert.equal(skipped.event.error.code, "QUOTA_EXCEEDED");
       assert.equal(skipped.event.original_context.source_type, "subscription");
       assert.equal(skipped.event.original_event.received.body.n, 1, "the delivered event is kept for a replay");

@@ -3,14 +3,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { newId } from "../../src/lib/ids.js";
-import { EMITTER_GLOBS, EMITTER_KINDS, emitterGlob, kindOfId, LISTENER_KINDS, oneOf, RESOURCE_KINDS } from "../../src/lib/resource-kinds.js";
+import {
+  EMITTER_GLOBS,
+  EMITTER_KINDS,
+  emitterGlob,
+  kindOfId,
+  LISTENER_KINDS,
+  oneOf,
+  RESOURCE_KINDS,
+} from "../../src/lib/resource-kinds.js";
 
 describe("resource kinds", () => {
   it("know each kind by its id prefix, and no other id", () => {
     assert.equal(kindOfId(newId("dc")), "source");
     assert.equal(kindOfId(newId("p")), "workflow");
     assert.equal(kindOfId(newId("wh")), "webhook");
-    for (const other of [newId("u"), newId("sub"), newId("del"), "dc", "", "_dc", "DC_abc", "dc_*".replace("dc", "x")]) assert.equal(kindOfId(other), undefined, other);
+    for (const other of [newId("u"), newId("sub"), newId("del"), "dc", "", "_dc", "DC_abc", "dc_*".replace("dc", "x")])
+      assert.equal(kindOfId(other), undefined, other);
   });
 
   it("let sources and workflows emit, with one glob each, and every kind listen", () => {
@@ -22,7 +31,11 @@ describe("resource kinds", () => {
   });
 
   it("name each kind's table", () => {
-    assert.deepEqual(Object.fromEntries(Object.entries(RESOURCE_KINDS).map(([kind, row]) => [kind, row.table])), { workflow: "workflows", source: "sources", webhook: "webhooks" });
+    assert.deepEqual(Object.fromEntries(Object.entries(RESOURCE_KINDS).map(([kind, row]) => [kind, row.table])), {
+      workflow: "workflows",
+      source: "sources",
+      webhook: "webhooks",
+    });
   });
 
   it("list alternatives in a sentence", () => {

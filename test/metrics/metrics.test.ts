@@ -47,7 +47,11 @@ for (const dialect of DIALECTS) {
       const before = await scrape(app.origin);
 
       for (let n = 0; n < 3; n++) {
-        const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ n }) });
+        const res = await fetch(source.configured_props.http.endpoint_url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ n }),
+        });
         assert.equal(res.status, 200);
         await res.arrayBuffer();
       }
@@ -68,18 +72,33 @@ for (const dialect of DIALECTS) {
       assert.ok(valueOf(now, "sluice_runner_processes") >= 1, "a runner is alive");
       assert.ok(delta("sluice_http_requests_total", { route: "/metrics", status_class: "2xx" }) >= 1);
       assert.ok(valueOf(now, "sluice_http_requests_total", { route: "/v1/sources", status_class: "2xx" }) >= 1);
-      for (const state of ["running", "due", "scheduled"]) assert.ok(now.some((s) => s.name === "sluice_jobs" && s.labels.state === state), `jobs ${state}`);
-      assert.ok(now.some((s) => s.name === "process_cpu_user_seconds_total"), "the Node process defaults are there");
+      for (const state of ["running", "due", "scheduled"])
+        assert.ok(
+          now.some((s) => s.name === "sluice_jobs" && s.labels.state === state),
+          `jobs ${state}`,
+        );
+      assert.ok(
+        now.some((s) => s.name === "process_cpu_user_seconds_total"),
+        "the Node process defaults are there",
+      );
       // No label names an account, a source or a URL.
-      for (const sample of now) for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /^(dc|p|wh|u)_|https?:/, `${sample.name} ${value}`);
+      for (const sample of now)
+        for (const value of Object.values(sample.labels)) assert.doesNotMatch(value, /^(dc|p|wh|u)_|https?:/, `${sample.name} ${value}`);
     });
 
     it("a failing run is counted by its kind of failure", async () => {
-      const source = await createSource(account.api, { component_code: `export default { props: { http: "$.interface.http" }, async run() { throw new Error("no"); } };` });
+      const source = await createSource(account.api, {
+        component_code: `export default { props: { http: "$.interface.http" }, async run() { throw new Error("no"); } };`,
+      });
       const before = await scrape(app.origin);
       const res = await fetch(source.configured_props.http.endpoint_url, { method: "POST", body: "{}" });
       await res.arrayBuffer();
-      await waitFor(async () => valueOf(await scrape(app.origin), "sluice_run_failures_total", { kind: "source", failure: "error" }) > valueOf(before, "sluice_run_failures_total", { kind: "source", failure: "error" }), 15_000);
+      await waitFor(
+        async () =>
+          valueOf(await scrape(app.origin), "sluice_run_failures_total", { kind: "source", failure: "error" }) >
+          valueOf(before, "sluice_run_failures_total", { kind: "source", failure: "error" }),
+        15_000,
+      );
     });
 
     it("without a token: loopback clients only, and not through a proxy (404 otherwise)", async () => {

@@ -16,7 +16,8 @@ export function parsePrometheusText(text: string): Sample[] {
     const match = LINE.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? "").matchAll(LABEL)) labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+    for (const label of (match[2] ?? "").matchAll(LABEL))
+      labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;

@@ -24,7 +24,10 @@ describe("batcher", () => {
     await Promise.all([1, 2].map((n) => batcher.add(n)));
     const started = Date.now();
     await Promise.all([3, 4, 5].map((n) => batcher.add(n)));
-    assert.deepEqual(flushed, [[1, 2], [3, 4, 5]]);
+    assert.deepEqual(flushed, [
+      [1, 2],
+      [3, 4, 5],
+    ]);
     assert.ok(Date.now() - started < 1000);
   });
 

@@ -19,9 +19,21 @@ const logger = pino({ level: "silent" });
 
 describe("wake signals", () => {
   it("name the keys of added jobs only when every job has one", () => {
-    const keyed = wakeSignalFor([{ type: "t", run_at: 1, concurrency_key: "k1" }, { type: "t", run_at: 1, concurrency_key: "k2" }], 5);
+    const keyed = wakeSignalFor(
+      [
+        { type: "t", run_at: 1, concurrency_key: "k1" },
+        { type: "t", run_at: 1, concurrency_key: "k2" },
+      ],
+      5,
+    );
     assert.deepEqual(decodeWakeSignal(encodeWakeSignal(keyed)), { types: ["t"], dueNow: true, keys: ["k1", "k2"] });
-    const mixed = wakeSignalFor([{ type: "t", run_at: 9, concurrency_key: "k1" }, { type: "u", run_at: 1, concurrency_key: null }], 5);
+    const mixed = wakeSignalFor(
+      [
+        { type: "t", run_at: 9, concurrency_key: "k1" },
+        { type: "u", run_at: 1, concurrency_key: null },
+      ],
+      5,
+    );
     assert.deepEqual(decodeWakeSignal(encodeWakeSignal(mixed)), { types: ["t", "u"], dueNow: false });
     assert.equal(decodeWakeSignal("now:t"), undefined, "an unknown payload means: anything may be due");
   });
@@ -61,7 +73,9 @@ for (const dialect of DIALECTS) {
         Array.from({ length: count }, () => ({ type: "keyed", payload: { key: key ?? "none" }, concurrencyKey: key ?? undefined, runAt }));
       await queue.enqueue(store.db, [...jobs("m", 10), ...jobs("p", 10)]);
       // Both keys fill up (their limit, plus what one claim took beyond it).
-      await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("lease_token", "is not", null).execute()).length >= 4);
+      await waitFor(
+        async () => (await store.db.selectFrom("jobs").select("id").where("lease_token", "is not", null).execute()).length >= 4,
+      );
       await queue.enqueue(store.db, jobs("m", 5)); // more of a busy key
       // One job per range around the busy keys, each due at its own time, so each must be
       // found by the next-due query on its own (a claim takes every due job it sees).
@@ -69,7 +83,13 @@ for (const dialect of DIALECTS) {
       const start = Date.now();
       await queue.enqueue(store.db, jobs("b", 1));
       await waitFor(() => ran.length === 1, 2000);
-      const dueAt = new Map([["b", start], ["a", start + 600], ["n", start + 1200], ["z", start + 1800], ["none", start + 2400]]);
+      const dueAt = new Map([
+        ["b", start],
+        ["a", start + 600],
+        ["n", start + 1200],
+        ["z", start + 1800],
+        ["none", start + 2400],
+      ]);
       for (const [key, at] of dueAt) if (key !== "b") await queue.enqueue(store.db, jobs(key === "none" ? null : key, 1, at));
       await waitFor(() => ran.length === dueAt.size, 8000);
       assert.deepEqual(ran.map((r) => r.key).sort(), [...dueAt.keys()].sort());
@@ -94,9 +114,14 @@ for (const dialect of DIALECTS) {
         return { completed: true };
       });
       queue.start();
-      await queue.enqueue(store.db, [{ type: "self-completing", payload: {} }, { type: "self-completing", payload: {} }]);
+      await queue.enqueue(store.db, [
+        { type: "self-completing", payload: {} },
+        { type: "self-completing", payload: {} },
+      ]);
       await waitFor(() => runs.length === 2);
-      await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "self-completing").execute()).length === 0);
+      await waitFor(
+        async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "self-completing").execute()).length === 0,
+      );
       assert.equal(new Set(runs).size, 2);
     });
   });

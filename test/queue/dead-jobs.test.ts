@@ -26,7 +26,14 @@ for (const dialect of DIALECTS) {
     const queues: DbJobQueue[] = [];
     // Retries after 5 ms instead of seconds: the test waits for conditions, never for backoff.
     const newQueue = (options: { pollMs?: number } = {}) => {
-      const queue = createJobQueue({ store, clock: systemClock, logger, pollMs: options.pollMs ?? 60_000, maxAttempts: MAX, retryBackoffMs: () => 5 });
+      const queue = createJobQueue({
+        store,
+        clock: systemClock,
+        logger,
+        pollMs: options.pollMs ?? 60_000,
+        maxAttempts: MAX,
+        retryBackoffMs: () => 5,
+      });
       queues.push(queue);
       return queue;
     };
@@ -83,7 +90,15 @@ for (const dialect of DIALECTS) {
       await newQueue().enqueue(store.db, [{ type: "killer", payload: {}, runAt: t0 }]);
       const claimDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
       for (let i = 0; i < MAX; i++) {
-        const claimed = await claimDialect.claim(store.db, { type: "killer", limit: 1, now: t0 + i * 1000, leaseMs: 100, token: `dead.${i}`, busyKeys: [], perKey: 0 });
+        const claimed = await claimDialect.claim(store.db, {
+          type: "killer",
+          limit: 1,
+          now: t0 + i * 1000,
+          leaseMs: 100,
+          token: `dead.${i}`,
+          busyKeys: [],
+          perKey: 0,
+        });
         assert.equal(claimed.length, 1);
       }
       const queue = newQueue({ pollMs: 20 });
@@ -103,13 +118,20 @@ for (const dialect of DIALECTS) {
       const queue = newQueue();
       const attempts: number[] = [];
       // Like a webhook delivery with a schedule of 8 attempts: { retryAt } until the last, which finishes.
-      queue.handle("scheduled", async (job) => {
-        attempts.push(job.attempts);
-        if (job.attempts < 8) return { retryAt: Date.now() };
-      }, { maxAttempts: 8 + MAX });
+      queue.handle(
+        "scheduled",
+        async (job) => {
+          attempts.push(job.attempts);
+          if (job.attempts < 8) return { retryAt: Date.now() };
+        },
+        { maxAttempts: 8 + MAX },
+      );
       queue.handle("greedy", async () => ({ retryAt: Date.now() }));
       queue.start();
-      await queue.enqueue(store.db, [{ type: "scheduled", payload: {} }, { type: "greedy", payload: {} }]);
+      await queue.enqueue(store.db, [
+        { type: "scheduled", payload: {} },
+        { type: "greedy", payload: {} },
+      ]);
       await waitFor(() => attempts.length === 8, 10_000);
       assert.deepEqual(attempts, [1, 2, 3, 4, 5, 6, 7, 8]);
       await waitFor(async () => (await jobsOf("scheduled")).length === 0, 10_000);

@@ -21,7 +21,13 @@ for (const dialect of DIALECTS) {
     let store: Store;
     const queues: DbJobQueue[] = [];
     const newQueue = (options: { leaseMs?: number; pollMs?: number; store?: Store } = {}) => {
-      const queue = createJobQueue({ store: options.store ?? store, clock: systemClock, logger, leaseMs: options.leaseMs, pollMs: options.pollMs });
+      const queue = createJobQueue({
+        store: options.store ?? store,
+        clock: systemClock,
+        logger,
+        leaseMs: options.leaseMs,
+        pollMs: options.pollMs,
+      });
       queues.push(queue);
       return queue;
     };
@@ -115,7 +121,15 @@ for (const dialect of DIALECTS) {
       await newQueue().enqueue(store.db, [{ type: "orphan", payload: { v: 7 } }]);
       // A worker claims the job with a short lease and then dies without finishing it.
       const claimDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
-      const claimed = await claimDialect.claim(store.db, { type: "orphan", limit: 10, now: Date.now(), leaseMs: 400, token: "dead.1", busyKeys: [], perKey: 0 });
+      const claimed = await claimDialect.claim(store.db, {
+        type: "orphan",
+        limit: 10,
+        now: Date.now(),
+        leaseMs: 400,
+        token: "dead.1",
+        busyKeys: [],
+        perKey: 0,
+      });
       assert.equal(claimed.length, 1);
       const claimedAt = Date.now();
       const queue = newQueue({ pollMs: 100 });
@@ -180,8 +194,14 @@ for (const dialect of DIALECTS) {
         { concurrency: 20, perKeyConcurrency: 3 },
       );
       queue.start();
-      await queue.enqueue(store.db, Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "slow" }, concurrencyKey: "slow" })));
-      await queue.enqueue(store.db, Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "fast" }, concurrencyKey: "fast" })));
+      await queue.enqueue(
+        store.db,
+        Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "slow" }, concurrencyKey: "slow" })),
+      );
+      await queue.enqueue(
+        store.db,
+        Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "fast" }, concurrencyKey: "fast" })),
+      );
       // Every fast job finishes while the slow key is stuck at its limit.
       await waitFor(() => done.filter((k) => k === "fast").length === 30, 5000);
       assert.equal(maxRunning.get("slow"), 3);
@@ -210,11 +230,17 @@ for (const dialect of DIALECTS) {
           for (const w of workers) w.handle("bulk", handler, { concurrency: 32 });
           const TOTAL = 10_000;
           for (let i = 0; i < TOTAL; i += 1000) {
-            await workers[0]!.enqueue(store.db, Array.from({ length: 1000 }, (_, k) => ({ type: "bulk", payload: { n: i + k } })));
+            await workers[0]!.enqueue(
+              store.db,
+              Array.from({ length: 1000 }, (_, k) => ({ type: "bulk", payload: { n: i + k } })),
+            );
           }
           for (const w of workers) w.start();
           await waitFor(() => counts.size === TOTAL, 60_000);
-          await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "bulk").execute()).length === 0, 10_000);
+          await waitFor(
+            async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "bulk").execute()).length === 0,
+            10_000,
+          );
           assert.equal(overlaps, 0);
           assert.equal([...counts.values()].filter((c) => c !== 1).length, 0, "every job ran exactly once");
           for (const w of workers) await w.stop();

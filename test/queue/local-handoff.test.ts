@@ -34,7 +34,8 @@ for (const dialect of DIALECTS) {
     before(async () => {
       testStore = await openTestStore(dialect);
       store = testStore.store;
-      const base: QueueDialect = dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
+      const base: QueueDialect =
+        dialect === "postgres" ? postgresQueueDialect(testStore.database.databaseUrl!, logger) : sqliteQueueDialect;
       // Counts the claims of each type, so a test can tell a hand-over from a claim.
       const counting: QueueDialect = { ...base, claim: (db, request) => (claims.push(request.type), base.claim(db, request)) };
       queue = new DbJobQueue({ db: store.db, dialect: counting, clock: systemClock, logger, pollMs: 60_000 });
@@ -52,11 +53,13 @@ for (const dialect of DIALECTS) {
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
     };
-    const idOf = async (name: string) => (await store.db.selectFrom("jobs").select("id").where("payload", "like", `%${name}%`).executeTakeFirstOrThrow()).id;
+    const idOf = async (name: string) =>
+      (await store.db.selectFrom("jobs").select("id").where("payload", "like", `%${name}%`).executeTakeFirstOrThrow()).id;
     const rowOf = (id: string) => store.db.selectFrom("jobs").selectAll().where("id", "=", id).executeTakeFirst();
     const claimsOf = (type: string) => claims.filter((t) => t === type).length;
     /** Enqueues a job of `type` named `name` in a scoped transaction, as the group commit does. */
-    const enqueueNamed = (type: string, name: string) => inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type, payload: { name } }]));
+    const enqueueNamed = (type: string, name: string) =>
+      inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type, payload: { name } }]));
 
     it("starts a job committed in a scoped transaction without claiming it, leased in its row from the start", async () => {
       const seen: Array<{ payload: unknown; attempts: number; row: Awaited<ReturnType<typeof rowOf>> }> = [];
@@ -71,7 +74,10 @@ for (const dialect of DIALECTS) {
       const before = claimsOf("handed");
       for (let i = 0; i < 5; i++) await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "handed", payload: { n: i } }]));
       await waitFor(() => seen.length === 5 && seen.every((s) => s.row !== undefined));
-      assert.deepEqual(seen.map((s) => s.payload), [0, 1, 2, 3, 4].map((n) => ({ n })));
+      assert.deepEqual(
+        seen.map((s) => s.payload),
+        [0, 1, 2, 3, 4].map((n) => ({ n })),
+      );
       assert.equal(claimsOf("handed"), before, "no claim for handed-over jobs");
       for (const { row, attempts } of seen) {
         assert.ok(row?.lease_token, "the running job's row holds its lease");
@@ -163,7 +169,9 @@ for (const dialect of DIALECTS) {
       const seen: number[] = [];
       queue.handle("later", async () => void seen.push(Date.now()));
       await settle();
-      await inScopedTransaction(store.db, (tx) => queue.enqueue(tx, [{ type: "later", payload: { name: "later" }, runAt: Date.now() + 300 }]));
+      await inScopedTransaction(store.db, (tx) =>
+        queue.enqueue(tx, [{ type: "later", payload: { name: "later" }, runAt: Date.now() + 300 }]),
+      );
       assert.equal((await rowOf(await idOf("later")))?.lease_token, null);
       await waitFor(() => seen.length === 1, 5000);
     });

@@ -40,7 +40,9 @@ describe("own wake-ups on PostgreSQL", { skip: !DIALECTS.includes("postgres") &&
 
   it("skips NOTIFYs that name this process and hears the others", async () => {
     const heard: Array<WakeSignal | undefined> = [];
-    const listener = await postgresQueueDialect(testStore.database.databaseUrl!, pino({ level: "silent" })).listen((signal) => heard.push(signal));
+    const listener = await postgresQueueDialect(testStore.database.databaseUrl!, pino({ level: "silent" })).listen((signal) =>
+      heard.push(signal),
+    );
     try {
       heard.length = 0; // the catch-up wake-up on connecting
       const notify = (signal: WakeSignal) => store.pool!.query("select pg_notify($1, $2)", [JOBS_CHANNEL, encodeWakeSignal(signal)]);

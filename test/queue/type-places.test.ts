@@ -9,11 +9,26 @@ import { TypePlaces, type Decision } from "../../src/queue/type-places.js";
 let ids = 0;
 function row(key: string | null = null): JobsTable {
   const id = `job_${++ids}`;
-  return { id, type: "t", payload: "{}", user_id: null, concurrency_key: key, run_at: 0, attempts: 1, lease_token: "tok", locked_until: 1, last_error: null, created_at: 0 };
+  return {
+    id,
+    type: "t",
+    payload: "{}",
+    user_id: null,
+    concurrency_key: key,
+    run_at: 0,
+    attempts: 1,
+    lease_token: "tok",
+    locked_until: 1,
+    last_error: null,
+    created_at: 0,
+  };
 }
 
 /** The decisions as short strings: "announce job_1", "run job_1 k", "wake", ... */
-const show = (decisions: Decision[]) => decisions.map((d) => (d.kind === "announce" ? `announce ${d.row.id}` : d.kind === "run" ? `run ${d.row.id}${d.key ? ` ${d.key}` : ""}` : d.kind));
+const show = (decisions: Decision[]) =>
+  decisions.map((d) =>
+    d.kind === "announce" ? `announce ${d.row.id}` : d.kind === "run" ? `run ${d.row.id}${d.key ? ` ${d.key}` : ""}` : d.kind,
+  );
 
 describe("type places", () => {
   it("a claim asks for the free places plus room to queue here; the rest of its rows wait queued here", () => {

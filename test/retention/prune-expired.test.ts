@@ -42,25 +42,60 @@ for (const dialect of DIALECTS) {
       await testStore.close();
     });
 
-    async function delivery(ageDays: number, status: DeliveriesTable["status"], attempts = 1, id = newTimeOrderedId("del", clock.now() - ageDays * DAY_MS)): Promise<string> {
+    async function delivery(
+      ageDays: number,
+      status: DeliveriesTable["status"],
+      attempts = 1,
+      id = newTimeOrderedId("del", clock.now() - ageDays * DAY_MS),
+    ): Promise<string> {
       const at = clock.now() - ageDays * DAY_MS;
       await store.db
         .insertInto("deliveries")
-        .values({ id, user_id: userId, listener_id: "wh_x", emitter_id: "dc_x", event_id: `${at}-0`, stream: "", event: "{}", hops: 0, status, attempts, next_attempt_at: null, last_attempt_at: at, created_at: at, updated_at: at })
+        .values({
+          id,
+          user_id: userId,
+          listener_id: "wh_x",
+          emitter_id: "dc_x",
+          event_id: `${at}-0`,
+          stream: "",
+          event: "{}",
+          hops: 0,
+          status,
+          attempts,
+          next_attempt_at: null,
+          last_attempt_at: at,
+          created_at: at,
+          updated_at: at,
+        })
         .execute();
       for (let i = 0; i < attempts; i++) {
-        await store.db.insertInto("delivery_attempts").values({ id: newTimeOrderedId("att", at), delivery_id: id, attempted_at: at, status_code: 200, duration_ms: 1, response_excerpt: null, error: null }).execute();
+        await store.db
+          .insertInto("delivery_attempts")
+          .values({
+            id: newTimeOrderedId("att", at),
+            delivery_id: id,
+            attempted_at: at,
+            status_code: 200,
+            duration_ms: 1,
+            response_excerpt: null,
+            error: null,
+          })
+          .execute();
       }
       return id;
     }
 
     async function event(emitterId: string, stream: string, ageDays: number, seq = 0): Promise<void> {
       const ms = clock.now() - ageDays * DAY_MS;
-      await store.db.insertInto("events").values({ emitter_id: emitterId, ms, seq, id: `${ms}-${seq}`, user_id: userId, stream, event: '"x"', metadata: "{}" }).execute();
+      await store.db
+        .insertInto("events")
+        .values({ emitter_id: emitterId, ms, seq, id: `${ms}-${seq}`, user_id: userId, stream, event: '"x"', metadata: "{}" })
+        .execute();
     }
 
     const exists = async (id: string) => (await store.db.selectFrom("deliveries").select("id").where("id", "=", id).execute()).length === 1;
-    const attemptsOf = async (id: string) => (await store.db.selectFrom("delivery_attempts").select("id").where("delivery_id", "=", id).execute()).length;
+    const attemptsOf = async (id: string) =>
+      (await store.db.selectFrom("delivery_attempts").select("id").where("delivery_id", "=", id).execute()).length;
     const streamCount = async (emitterId: string, stream: string) =>
       (await store.db.selectFrom("events").select("id").where("emitter_id", "=", emitterId).where("stream", "=", stream).execute()).length;
 
@@ -93,7 +128,11 @@ for (const dialect of DIALECTS) {
       assert.equal(await streamCount(emitter, "$logs"), 1);
       assert.equal(await streamCount(emitter, ""), 1, "other streams are trimmed by count, not by age");
       assert.equal(await streamCount(emitter, "$errors"), 1);
-      const storage = await store.db.selectFrom("emitter_storage").select("bytes").where("emitter_id", "=", emitter).executeTakeFirstOrThrow();
+      const storage = await store.db
+        .selectFrom("emitter_storage")
+        .select("bytes")
+        .where("emitter_id", "=", emitter)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(storage.bytes), 3 * ('"x"'.length + "{}".length), "the account's storage usage follows");
 
       const again = await pruneExpired(context(), { pauseMs: 0 });
@@ -102,7 +141,11 @@ for (const dialect of DIALECTS) {
 
     it("a delivery finished again after a resend counts from its last change", async () => {
       const id = await delivery(40, "succeeded");
-      await store.db.updateTable("deliveries").set({ updated_at: clock.now() - 3 * DAY_MS }).where("id", "=", id).execute();
+      await store.db
+        .updateTable("deliveries")
+        .set({ updated_at: clock.now() - 3 * DAY_MS })
+        .where("id", "=", id)
+        .execute();
       await pruneExpired(context(), { pauseMs: 0 });
       assert.equal(await exists(id), true);
     });

@@ -26,7 +26,12 @@ describe("stack traces of user code show neither host paths nor Sluice's frames"
     ].join("\n");
     assert.equal(
       cleanStack(stack),
-      ["Error: boom", "    at Object.run (component.mjs:3:11)", "    at helper (lib/util.cjs:1:5)", "    at isNumber (is-number@7.0.0/node_modules/is-number/index.js:2:9)"].join("\n"),
+      [
+        "Error: boom",
+        "    at Object.run (component.mjs:3:11)",
+        "    at helper (lib/util.cjs:1:5)",
+        "    at isNumber (is-number@7.0.0/node_modules/is-number/index.js:2:9)",
+      ].join("\n"),
     );
   });
 

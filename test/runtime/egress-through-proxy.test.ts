@@ -55,14 +55,37 @@ function certificate(dir: string): { cert: string; key: string; certFile: string
   const certFile = join(dir, "cert.pem");
   const keyFile = join(dir, "key.pem");
   try {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,DNS:sni.test,IP:127.0.0.1"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        keyFile,
+        "-out",
+        certFile,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,DNS:sni.test,IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
   } catch {
     return undefined;
   }
   return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), certFile };
 }
 
-const listen = (server: net.Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: net.Server) =>
+  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 
 describe("user code's network through the egress proxy", () => {
   const dir = mkdtempSync(join(tmpdir(), "sluice-egress-run-"));
@@ -88,7 +111,15 @@ describe("user code's network through the egress proxy", () => {
     servers.push(udp);
     ports = {
       http: await listen(count(http.createServer((req, res) => res.end(`http ${req.method} ${req.url}`)))),
-      https: await listen(count(tls ? https.createServer({ key, cert }, (req, res) => res.end(`https sni=${(req.socket as { servername?: string | false }).servername}`)) : net.createServer())),
+      https: await listen(
+        count(
+          tls
+            ? https.createServer({ key, cert }, (req, res) =>
+                res.end(`https sni=${(req.socket as { servername?: string | false }).servername}`),
+              )
+            : net.createServer(),
+        ),
+      ),
       // A server that speaks first, like SMTP, PostgreSQL's SSL answer or SSH.
       echo: await listen(
         count(
@@ -114,8 +145,19 @@ describe("user code's network through the egress proxy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(app: TestApp, body: string): Promise<{ ok?: unknown; code?: string; cause?: string; message?: string; syscall?: string }> {
-    const result: ExecuteResult = await app.sluice.services.runner.execute({ userId: "u_egress", code: probe(body), entry: "run", event: { ports, ca: tls?.cert }, props: {}, state: {}, context: { sourceId: "dc_egress" } });
+  async function run(
+    app: TestApp,
+    body: string,
+  ): Promise<{ ok?: unknown; code?: string; cause?: string; message?: string; syscall?: string }> {
+    const result: ExecuteResult = await app.sluice.services.runner.execute({
+      userId: "u_egress",
+      code: probe(body),
+      entry: "run",
+      event: { ports, ca: tls?.cert },
+      props: {},
+      state: {},
+      context: { sourceId: "dc_egress" },
+    });
     assert.equal(result.error, undefined, JSON.stringify(result.error));
     return result.emits[0]?.event as { ok?: unknown; code?: string };
   }
@@ -141,7 +183,11 @@ describe("user code's network through the egress proxy", () => {
   ];
   const secure: Array<[string, string, string]> = [
     ["https.get with a CA", `return get("https", "https://127.0.0.1:" + ports.https + "/", { ca })`, "https sni=false"],
-    ["https.get with servername (SNI)", `return get("https", { host: "127.0.0.1", port: ports.https, path: "/", servername: "sni.test", ca })`, "https sni=sni.test"],
+    [
+      "https.get with servername (SNI)",
+      `return get("https", { host: "127.0.0.1", port: ports.https, path: "/", servername: "sni.test", ca })`,
+      "https sni=sni.test",
+    ],
     ["fetch https (extra CA certificates)", `return (await fetch("https://localhost:" + ports.https + "/")).text()`, "https sni=localhost"],
     [
       "tls.connect with servername",
@@ -168,16 +214,28 @@ describe("user code's network through the egress proxy", () => {
   it("with private egress allowed, http, fetch, http2 and net reach loopback servers", async () => {
     for (const [what, body, expected] of cleartext) {
       const outcome = await run(open, body);
-      assert.equal(typeof outcome.ok === "string" ? outcome.ok : JSON.stringify(outcome.ok), expected, `${what}: ${JSON.stringify(outcome)}`);
+      assert.equal(
+        typeof outcome.ok === "string" ? outcome.ok : JSON.stringify(outcome.ok),
+        expected,
+        `${what}: ${JSON.stringify(outcome)}`,
+      );
     }
   });
 
-  it("with private egress allowed, https, tls and http2 over TLS reach loopback servers, SNI included", { skip: !tls && "openssl is not available" }, async () => {
-    for (const [what, body, expected] of secure) {
-      const outcome = await run(open, body);
-      assert.equal(typeof outcome.ok === "string" ? outcome.ok : JSON.stringify(outcome.ok), expected, `${what}: ${JSON.stringify(outcome)}`);
-    }
-  });
+  it(
+    "with private egress allowed, https, tls and http2 over TLS reach loopback servers, SNI included",
+    { skip: !tls && "openssl is not available" },
+    async () => {
+      for (const [what, body, expected] of secure) {
+        const outcome = await run(open, body);
+        assert.equal(
+          typeof outcome.ok === "string" ? outcome.ok : JSON.stringify(outcome.ok),
+          expected,
+          `${what}: ${JSON.stringify(outcome)}`,
+        );
+      }
+    },
+  );
 
   it("without private egress, every client is refused with EGRESS_REFUSED and nothing reaches the servers", async () => {
     const before = connections;
@@ -193,7 +251,10 @@ describe("user code's network through the egress proxy", () => {
   });
 
   it("DNS answers come from the proxy, in callback, promise and ESM forms", async () => {
-    const lookups = await run(open, `const dns = require("dns"); return [await new Promise((ok, fail) => dns.lookup("localhost", (e, a, f) => (e ? fail(e) : ok(a + "/" + f)))), await dns.promises.lookup("localhost", { family: 4 })]`);
+    const lookups = await run(
+      open,
+      `const dns = require("dns"); return [await new Promise((ok, fail) => dns.lookup("localhost", (e, a, f) => (e ? fail(e) : ok(a + "/" + f)))), await dns.promises.lookup("localhost", { family: 4 })]`,
+    );
     assert.deepEqual(lookups.ok, ["127.0.0.1/4", { address: "127.0.0.1", family: 4 }]);
     const result = await open.sluice.services.runner.execute({
       userId: "u_egress",
@@ -203,12 +264,21 @@ describe("user code's network through the egress proxy", () => {
       state: {},
       context: { sourceId: "dc_egress" },
     });
-    assert.deepEqual(result.emits.map((e) => e.event), ["127.0.0.1"]);
+    assert.deepEqual(
+      result.emits.map((e) => e.event),
+      ["127.0.0.1"],
+    );
   });
 
   it("a refused connection is ECONNREFUSED", async () => {
-    const outcome = await run(open, `return new Promise((ok, fail) => require("net").connect(ports.closed, "127.0.0.1").on("connect", ok).on("error", fail))`);
-    assert.deepEqual([outcome.code, outcome.syscall, outcome.message], ["ECONNREFUSED", "connect", `connect ECONNREFUSED 127.0.0.1:${ports.closed}`]);
+    const outcome = await run(
+      open,
+      `return new Promise((ok, fail) => require("net").connect(ports.closed, "127.0.0.1").on("connect", ok).on("error", fail))`,
+    );
+    assert.deepEqual(
+      [outcome.code, outcome.syscall, outcome.message],
+      ["ECONNREFUSED", "connect", `connect ECONNREFUSED 127.0.0.1:${ports.closed}`],
+    );
     const fetched = await run(open, `return fetch("http://127.0.0.1:" + ports.closed + "/")`);
     assert.equal(fetched.code, "ECONNREFUSED");
   });
@@ -237,7 +307,10 @@ describe("user code's network through the egress proxy", () => {
       const refused = app.sluice.services.runner.sandbox === "bwrap" ? undefined : "ERR_ACCESS_DENIED";
       assert.equal((await run(app, `require("http").createServer().listen(0)`)).code, refused);
       assert.equal((await run(app, `require("net").createServer().listen(0, "127.0.0.1")`)).code, refused);
-      const unix = await run(app, `return new Promise((ok, fail) => require("net").connect(${JSON.stringify(proxyPath)}).on("connect", ok).on("error", fail))`);
+      const unix = await run(
+        app,
+        `return new Promise((ok, fail) => require("net").connect(${JSON.stringify(proxyPath)}).on("connect", ok).on("error", fail))`,
+      );
       assert.equal(unix.code, "EGRESS_REFUSED");
     }
   });
@@ -245,14 +318,18 @@ describe("user code's network through the egress proxy", () => {
 
 describe("the runner's network settings", () => {
   it("come from its arguments; in a bwrap sandbox (own network namespace) user code may listen", async () => {
-    assert.deepEqual(egressSettings(["node", "main.js", "--egress-proxy=/tmp/x/egress.sock", "--allow-private-egress", "--sandbox=bwrap"]), { proxyPath: "/tmp/x/egress.sock", allowPrivate: true, sandboxed: true });
+    assert.deepEqual(
+      egressSettings(["node", "main.js", "--egress-proxy=/tmp/x/egress.sock", "--allow-private-egress", "--sandbox=bwrap"]),
+      { proxyPath: "/tmp/x/egress.sock", allowPrivate: true, sandboxed: true },
+    );
     assert.deepEqual(egressSettings(["node", "main.js"]), { proxyPath: undefined, allowPrivate: false, sandboxed: false });
     const egressModule = new URL("../../src/runner/egress/egress.js", import.meta.url).href;
     const script = (flags: string[]) =>
       `import { egressSettings, installEgressGuard } from ${JSON.stringify(egressModule)}; import net from "node:net";
        installEgressGuard(egressSettings(${JSON.stringify(flags)}));
        try { const server = net.createServer().listen(0, "127.0.0.1", () => { console.log("listening"); server.close(); }); } catch (e) { console.log(e.code); }`;
-    const outcome = (flags: string[]) => execFileSync(process.execPath, ["--input-type=module", "-e", script(flags)], { encoding: "utf8" }).trim();
+    const outcome = (flags: string[]) =>
+      execFileSync(process.execPath, ["--input-type=module", "-e", script(flags)], { encoding: "utf8" }).trim();
     assert.equal(outcome(["--sandbox=bwrap"]), "listening");
     assert.equal(outcome([]), "ERR_ACCESS_DENIED");
   });
@@ -266,7 +343,13 @@ describe("DNS failures through the egress proxy are named as DNS failures", () =
   };
   let runner: ComponentRunner;
   before(() => {
-    runner = createComponentRunner(testRunnerSettings(dataDir, { runTimeoutSeconds: 10, runMemoryMb: 64, egress: { lookup: fakeLookup(dns), resolver: fakeResolver(dns) } }));
+    runner = createComponentRunner(
+      testRunnerSettings(dataDir, {
+        runTimeoutSeconds: 10,
+        runMemoryMb: 64,
+        egress: { lookup: fakeLookup(dns), resolver: fakeResolver(dns) },
+      }),
+    );
   });
   after(async () => {
     await runner.close();
@@ -274,15 +357,30 @@ describe("DNS failures through the egress proxy are named as DNS failures", () =
   });
 
   async function run(body: string): Promise<{ ok?: unknown; code?: string; message?: string; syscall?: string }> {
-    const result = await runner.execute({ userId: "u_dns", code: probe(body), entry: "run", event: {}, props: {}, state: {}, context: { sourceId: "dc_dns" } });
+    const result = await runner.execute({
+      userId: "u_dns",
+      code: probe(body),
+      entry: "run",
+      event: {},
+      props: {},
+      state: {},
+      context: { sourceId: "dc_dns" },
+    });
     assert.equal(result.error, undefined, JSON.stringify(result.error));
     return result.emits[0]?.event as { ok?: unknown; code?: string };
   }
 
   it("connecting to a name that does not resolve fails with ENOTFOUND, not as a refusal", async () => {
-    for (const body of [`return new Promise((ok, fail) => require("net").connect(443, "nowhere.test").on("connect", ok).on("error", fail))`, `return get("http", "http://nowhere.test/")`]) {
+    for (const body of [
+      `return new Promise((ok, fail) => require("net").connect(443, "nowhere.test").on("connect", ok).on("error", fail))`,
+      `return get("http", "http://nowhere.test/")`,
+    ]) {
       const outcome = await run(body);
-      assert.deepEqual([outcome.code, outcome.syscall, outcome.message], ["ENOTFOUND", "getaddrinfo", "getaddrinfo ENOTFOUND nowhere.test"], body);
+      assert.deepEqual(
+        [outcome.code, outcome.syscall, outcome.message],
+        ["ENOTFOUND", "getaddrinfo", "getaddrinfo ENOTFOUND nowhere.test"],
+        body,
+      );
     }
     const fetched = await run(`return fetch("http://nowhere.test/")`);
     assert.equal(fetched.code, "ENOTFOUND");

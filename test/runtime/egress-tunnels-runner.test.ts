@@ -37,7 +37,15 @@ describe("egress tunnels of runners", () => {
   });
 
   const run = async (userId: string, body: string) => {
-    const result = await app.sluice.services.runner.execute({ userId, code: code(body), entry: "run", event: { port }, props: {}, state: {}, context: { sourceId: "dc_tunnels" } });
+    const result = await app.sluice.services.runner.execute({
+      userId,
+      code: code(body),
+      entry: "run",
+      event: { port },
+      props: {},
+      state: {},
+      context: { sourceId: "dc_tunnels" },
+    });
     assert.equal(result.error, undefined, JSON.stringify(result.error));
     return result.emits[0]?.event as { ok?: unknown; code?: string; message?: string };
   };
@@ -51,11 +59,13 @@ describe("egress tunnels of runners", () => {
   });
 
   it("past the account's cap of open tunnels, connect fails with EGRESS_TUNNEL_LIMIT and says why", async () => {
-    const outcome = await run("u_tunnel_b", `const a = await ${connect}; const b = await ${connect}; try { await ${connect}; return "third connected"; } finally { a.destroy(); b.destroy(); }`);
+    const outcome = await run(
+      "u_tunnel_b",
+      `const a = await ${connect}; const b = await ${connect}; try { await ${connect}; return "third connected"; } finally { a.destroy(); b.destroy(); }`,
+    );
     assert.equal(outcome.code, "EGRESS_TUNNEL_LIMIT");
     assert.match(outcome.message ?? "", /too many egress tunnels open for this account \(at most 2\)/);
     // The cap is the account's: another account still connects.
     assert.deepEqual(await run("u_tunnel_c", `const s = await ${connect}; s.destroy(); return "ok";`), { ok: "ok" });
   });
 });
-

@@ -31,7 +31,10 @@ describe("component modules", () => {
       `const url = "http://example.com/x"; // a string with slashes`,
     ].join("\n");
     const specifiers = findSpecifiers(code);
-    assert.deepEqual(specifiers.map((s) => s.value), ["pkg-a@1.2.3", "./b.mjs", "side-effect", "../../app.app.mjs", "@scope/c@^2/sub/path", "node:fs"]);
+    assert.deepEqual(
+      specifiers.map((s) => s.value),
+      ["pkg-a@1.2.3", "./b.mjs", "side-effect", "../../app.app.mjs", "@scope/c@^2/sub/path", "node:fs"],
+    );
     for (const s of specifiers) assert.equal(code.slice(s.start, s.end), s.value);
     const rewritten = rewriteSpecifiers(code, new Map([[specifiers[0]!.start, "pkg-a"]]), specifiers);
     assert.match(rewritten, /import a from "pkg-a";/);
@@ -64,11 +67,23 @@ describe("component modules", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      for (const url of [`http://127.0.0.1:${port}/c.js`, `http://localhost:${port}/c.js`, `http://2130706433:${port}/c.js`, "http://169.254.169.254/latest"]) {
-        await assert.rejects(fetchComponentCode(url, { allowPrivate: false }), (error: any) => error.code === "VALIDATION" && /refused/.test(error.message), url);
+      for (const url of [
+        `http://127.0.0.1:${port}/c.js`,
+        `http://localhost:${port}/c.js`,
+        `http://2130706433:${port}/c.js`,
+        "http://169.254.169.254/latest",
+      ]) {
+        await assert.rejects(
+          fetchComponentCode(url, { allowPrivate: false }),
+          (error: any) => error.code === "VALIDATION" && /refused/.test(error.message),
+          url,
+        );
       }
       assert.equal(await fetchComponentCode(`http://127.0.0.1:${port}/c.js`, { allowPrivate: true }), "module.exports = { run() {} }");
-      await assert.rejects(fetchComponentCode("ftp://example.com/x.js", { allowPrivate: true }), (error: any) => error.code === "VALIDATION");
+      await assert.rejects(
+        fetchComponentCode("ftp://example.com/x.js", { allowPrivate: true }),
+        (error: any) => error.code === "VALIDATION",
+      );
     } finally {
       server.close();
     }

@@ -14,7 +14,14 @@ import { after, before, describe, it } from "node:test";
 import { findExecutable } from "../../src/runtime/limits/open-files.js";
 import { createModuleStore } from "../../src/runtime/modules/module-store.js";
 import { createNpmCache, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
-import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, definitionsHaveAllowSettings, isRegistrySpec, npmKnowsAllowSettings } from "../../src/runtime/modules/npm-install-policy.js";
+import {
+  ALLOW_NONE_ARGS,
+  ALLOW_PROBE_ARGS,
+  NPM_DEFINITIONS_FILE,
+  definitionsHaveAllowSettings,
+  isRegistrySpec,
+  npmKnowsAllowSettings,
+} from "../../src/runtime/modules/npm-install-policy.js";
 import { startNpmRegistry, tarGz, type NpmRegistry } from "../helpers/npm-registry.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -86,8 +93,16 @@ describe("npm installs", () => {
     }
     for (const [kind, spec] of Object.entries(specs)) {
       // Nested one level: the hostile spec is a dependency of a dependency.
-      registry.publish({ name: `hostile-${kind}`, version: "1.0.0", files: { "index.js": "" }, dependencies: { "hostile-inner": `1.0.0-${kind}` } });
-      registry.publish({ name: "hostile-inner", version: `1.0.0-${kind}`, files: { "index.js": "" }, dependencies: { secret: spec } }, { latest: false });
+      registry.publish({
+        name: `hostile-${kind}`,
+        version: "1.0.0",
+        files: { "index.js": "" },
+        dependencies: { "hostile-inner": `1.0.0-${kind}` },
+      });
+      registry.publish(
+        { name: "hostile-inner", version: `1.0.0-${kind}`, files: { "index.js": "" }, dependencies: { secret: spec } },
+        { latest: false },
+      );
     }
   });
   after(async () => {
@@ -109,12 +124,31 @@ describe("npm installs", () => {
     const npmRoot = existsSync(join(besideNode, "bin", "npm-cli.js")) ? besideNode : onPath && dirname(dirname(realpathSync(onPath)));
     assert.ok(npmRoot, "npm is installed beside this Node or on the PATH");
     const definitions = readFileSync(join(npmRoot, NPM_DEFINITIONS_FILE), "utf8");
-    assert.equal(definitionsHaveAllowSettings(definitions), npmKnowsAllowSettings(execFileSync(process.execPath, [join(npmRoot, "bin", "npm-cli.js"), ...ALLOW_PROBE_ARGS], { encoding: "utf8" })));
+    assert.equal(
+      definitionsHaveAllowSettings(definitions),
+      npmKnowsAllowSettings(
+        execFileSync(process.execPath, [join(npmRoot, "bin", "npm-cli.js"), ...ALLOW_PROBE_ARGS], { encoding: "utf8" }),
+      ),
+    );
   });
 
   it("reads only versions, ranges, tags and npm: aliases as registry specs", () => {
-    for (const spec of ["1.2.3", "^1.2.0", "~1.2.3", "1.x", ">=1 <2 || 3", "*", "", "latest", "next", "npm:other@^1", "npm:@scope/x"]) assert.equal(isRegistrySpec(spec), true, spec);
-    for (const spec of ["file:../x", "git+file:///r", "http://127.0.0.1/x.tgz", "github:u/r", "u/r", "../dir", ".", "..", "x.tgz", "link:../x", "npm:x@file:../y"]) assert.equal(isRegistrySpec(spec), false, spec);
+    for (const spec of ["1.2.3", "^1.2.0", "~1.2.3", "1.x", ">=1 <2 || 3", "*", "", "latest", "next", "npm:other@^1", "npm:@scope/x"])
+      assert.equal(isRegistrySpec(spec), true, spec);
+    for (const spec of [
+      "file:../x",
+      "git+file:///r",
+      "http://127.0.0.1/x.tgz",
+      "github:u/r",
+      "u/r",
+      "../dir",
+      ".",
+      "..",
+      "x.tgz",
+      "link:../x",
+      "npm:x@file:../y",
+    ])
+      assert.equal(isRegistrySpec(spec), false, spec);
   });
 
   for (const [label, exec] of [
@@ -124,17 +158,18 @@ describe("npm installs", () => {
     it(`refuses git, file, directory and remote dependencies, naming them, and caches nothing of them [${label}]`, async () => {
       const { dir, npm } = newCache(exec ? { exec } : {});
       for (const [kind, spec] of Object.entries(specs)) {
-        await assert.rejects(
-          npm.install(`hostile-${kind}`, undefined, "u_hostile"),
-          (error: { code?: string; message: string }) => {
-            assert.equal(error.code, "VALIDATION", error.message);
-            assert.ok(error.message.includes(spec), `${kind}: ${error.message} names ${spec}`);
-            assert.match(error.message, /only packages from the npm registry are installed/);
-            return true;
-          },
-        );
+        await assert.rejects(npm.install(`hostile-${kind}`, undefined, "u_hostile"), (error: { code?: string; message: string }) => {
+          assert.equal(error.code, "VALIDATION", error.message);
+          assert.ok(error.message.includes(spec), `${kind}: ${error.message} names ${spec}`);
+          assert.match(error.message, /only packages from the npm registry are installed/);
+          return true;
+        });
       }
-      assert.deepEqual(tree(dir).filter((path) => !path.startsWith(".ranges")), [], "nothing entered the cache");
+      assert.deepEqual(
+        tree(dir).filter((path) => !path.startsWith(".ranges")),
+        [],
+        "nothing entered the cache",
+      );
       assert.deepEqual(tree(`${dir}-staging`), [], "nothing stays staged");
       if (!hasGit) console.log("# the git+file: case was skipped: git is not installed");
     });
@@ -168,7 +203,10 @@ describe("npm installs", () => {
     await npm.install("daily-a", "1.0.0", "u_daily");
     await npm.install("daily-a", undefined, "u_other"); // resolves `latest`: another account's install
     await npm.install("daily-b", "^1.0.0", "u_daily");
-    await assert.rejects(npm.install("daily-c", undefined, "u_daily"), (error: { code?: string; message: string }) => error.code === "LIMIT_EXCEEDED" && /SLUICE_NPM_INSTALLS_PER_DAY/.test(error.message));
+    await assert.rejects(
+      npm.install("daily-c", undefined, "u_daily"),
+      (error: { code?: string; message: string }) => error.code === "LIMIT_EXCEEDED" && /SLUICE_NPM_INSTALLS_PER_DAY/.test(error.message),
+    );
     await npm.install("daily-a", "1.0.0", "u_daily"); // cached: still fine
     await npm.install("daily-c", undefined, "u_other");
   });
@@ -180,7 +218,10 @@ describe("npm installs", () => {
     const dirs = new Set<string>();
     for (const range of ["^1.2.0", "~1.2.3", "1.x", undefined, "1.2.7"]) dirs.add(await npm.install("ranged", range, "u_ranged"));
     assert.deepEqual([...dirs], [join(dir, "ranged@1.2.7", "node_modules", "ranged")]);
-    assert.deepEqual(readdirSync(dir).filter((name) => !name.startsWith(".")), ["ranged@1.2.7"]);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => !name.startsWith(".")),
+      ["ranged@1.2.7"],
+    );
   });
 
   it("evicts the least recently used entry past the cap, and never one used recently", async () => {
@@ -194,7 +235,12 @@ describe("npm installs", () => {
     assert.equal(npm.use([a]), true); // a is used again: b is now the least recently used
     await npm.install("lru-d", "1.0.0");
     await waitFor(() => !existsSync(b));
-    assert.deepEqual(readdirSync(dir).filter((name) => !name.startsWith(".")).sort(), ["lru-a@1.0.0", "lru-c@1.0.0", "lru-d@1.0.0"]);
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((name) => !name.startsWith("."))
+        .sort(),
+      ["lru-a@1.0.0", "lru-c@1.0.0", "lru-d@1.0.0"],
+    );
     assert.equal(npm.use([b]), false, "the evicted entry is reported gone, so code linking it is prepared again");
     assert.equal(await npm.install("lru-b", "1.0.0"), b);
 
@@ -230,4 +276,3 @@ describe("prepared code and evicted packages", () => {
     }
   });
 });
-

@@ -18,7 +18,8 @@ function runnerFor(runner: ComponentRunner, userId: string) {
 }
 
 /** Emits what the body returns, or the error code it threw. */
-const attempt = (body: string) => `module.exports = { async run() { try { this.$emit(await (async () => { ${body} })()); } catch (e) { this.$emit("ERR:" + String(e && (e.code || e.message))); } } };`;
+const attempt = (body: string) =>
+  `module.exports = { async run() { try { this.$emit(await (async () => { ${body} })()); } catch (e) { this.$emit("ERR:" + String(e && (e.code || e.message))); } } };`;
 
 describe("the OS sandbox without the in-process egress guard", { skip: BWRAP_SKIP }, () => {
   let dataDir: string;
@@ -45,9 +46,16 @@ describe("the OS sandbox without the in-process egress guard", { skip: BWRAP_SKI
 
   it("a connection to a loopback listener of the host still fails: the runner's loopback is its own", async () => {
     const run = runnerFor(runner, "u_unguarded");
-    const result = await run(attempt(`return await new Promise((ok, fail) => require("net").connect(${port}, "127.0.0.1").on("connect", () => ok("CONNECTED")).on("error", fail));`));
+    const result = await run(
+      attempt(
+        `return await new Promise((ok, fail) => require("net").connect(${port}, "127.0.0.1").on("connect", () => ok("CONNECTED")).on("error", fail));`,
+      ),
+    );
     assert.equal(result.error, undefined);
-    assert.deepEqual(result.emits.map((e) => e.event), ["ERR:ECONNREFUSED"]);
+    assert.deepEqual(
+      result.emits.map((e) => e.event),
+      ["ERR:ECONNREFUSED"],
+    );
     const viaFetch = await run(attempt(`return await (await fetch("http://127.0.0.1:${port}/")).text();`));
     assert.notEqual(viaFetch.emits[0]?.event, "secret");
     assert.equal(reached, 0, "nothing reached the host's loopback server");
@@ -59,8 +67,15 @@ describe("the OS sandbox without the in-process egress guard", { skip: BWRAP_SKI
     await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
     const freePort = (free.address() as AddressInfo).port;
     await new Promise<void>((resolve) => free.close(() => resolve()));
-    const result = await run(attempt(`const server = require("net").createServer((s) => s.end("inside")); await new Promise((ok) => server.listen(${freePort}, "0.0.0.0", ok)); return "LISTENING";`));
-    assert.deepEqual(result.emits.map((e) => e.event), ["LISTENING"]);
+    const result = await run(
+      attempt(
+        `const server = require("net").createServer((s) => s.end("inside")); await new Promise((ok) => server.listen(${freePort}, "0.0.0.0", ok)); return "LISTENING";`,
+      ),
+    );
+    assert.deepEqual(
+      result.emits.map((e) => e.event),
+      ["LISTENING"],
+    );
     const outcome = await new Promise<string>((resolve) => {
       const socket = createConnection(freePort, "127.0.0.1");
       socket.on("connect", () => {
@@ -74,7 +89,11 @@ describe("the OS sandbox without the in-process egress guard", { skip: BWRAP_SKI
 
   it("the runner is an unprivileged user on a host of its own, with an empty environment", async () => {
     const run = runnerFor(runner, "u_identity");
-    const result = await run(attempt(`const os = require("os"); return { host: os.hostname(), uid: process.getuid(), pid: process.pid, env: Object.keys(process.env) };`));
+    const result = await run(
+      attempt(
+        `const os = require("os"); return { host: os.hostname(), uid: process.getuid(), pid: process.pid, env: Object.keys(process.env) };`,
+      ),
+    );
     const seen = result.emits[0]?.event as { host: string; uid: number; pid: number; env: string[] };
     assert.equal(seen.host, "sluice-runner");
     if (process.getuid?.() === 0) assert.equal(seen.uid, 65534, "a root service's runner is not root");
@@ -99,10 +118,17 @@ for (const { mode, skip } of SANDBOX_MODES) {
 
     it("user code writes to its own temp folder, which no other runner and not the host sees", async () => {
       const name = `sluice-private-${process.pid}-${Date.now()}`;
-      const write = attempt(`const fs = require("fs"), path = require("path"); const file = path.join(require("os").tmpdir(), ${JSON.stringify(name)}); fs.writeFileSync(file, "mine"); return fs.readFileSync(file, "utf8");`);
-      const read = attempt(`return require("fs").readFileSync(require("path").join(require("os").tmpdir(), ${JSON.stringify(name)}), "utf8");`);
+      const write = attempt(
+        `const fs = require("fs"), path = require("path"); const file = path.join(require("os").tmpdir(), ${JSON.stringify(name)}); fs.writeFileSync(file, "mine"); return fs.readFileSync(file, "utf8");`,
+      );
+      const read = attempt(
+        `return require("fs").readFileSync(require("path").join(require("os").tmpdir(), ${JSON.stringify(name)}), "utf8");`,
+      );
       const written = await runnerFor(runner, "u_writer")(write);
-      assert.deepEqual(written.emits.map((e) => e.event), ["mine"]);
+      assert.deepEqual(
+        written.emits.map((e) => e.event),
+        ["mine"],
+      );
       const other = await runnerFor(runner, "u_reader")(read);
       assert.match(String(other.emits[0]?.event), /^ERR:/, "another account's runner does not see the file");
       assert.equal(existsSync(join("/tmp", name)), false, "the host's /tmp does not hold it");
@@ -111,7 +137,8 @@ for (const { mode, skip } of SANDBOX_MODES) {
     it("messages user code forges on the runner channel end that runner only; the service carries on", async () => {
       const run = runnerFor(runner, "u_forger");
       // File descriptor 3 is the channel; user code can write to it like to any descriptor.
-      const forge = (line: string) => `module.exports = { async run() { require("fs").writeSync(3, ${JSON.stringify(line)}); await new Promise((r) => setTimeout(r, 2000)); this.$emit("not stopped"); } };`;
+      const forge = (line: string) =>
+        `module.exports = { async run() { require("fs").writeSync(3, ${JSON.stringify(line)}); await new Promise((r) => setTimeout(r, 2000)); this.$emit("not stopped"); } };`;
       const lines = [
         ...Array.from({ length: 40 }, (_, id) => JSON.stringify({ id, type: "failed", error: null }) + "\n"),
         '{"type":"done","id":"x"}\n',
@@ -132,7 +159,10 @@ for (const { mode, skip } of SANDBOX_MODES) {
       assert.equal(big.error?.kind, "crash");
       assert.match(big.error!.message, /over \d+ bytes/);
       const next = await run(`module.exports = { run() { this.$emit("fine"); } };`);
-      assert.deepEqual(next.emits.map((e) => e.event), ["fine"]);
+      assert.deepEqual(
+        next.emits.map((e) => e.event),
+        ["fine"],
+      );
     });
   });
 }

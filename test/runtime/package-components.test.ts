@@ -66,20 +66,38 @@ for (const mode of SANDBOX_MODES) {
       rmSync(dataDir, { recursive: true, force: true });
     });
     const run = (entry: PackageEntry, state: Record<string, unknown> = {}) =>
-      runner.execute({ userId: "u_package", code: "", package: entry, entry: "run", event: { n: 21 }, props: {}, state, context: { sourceId: "dc_package" } });
+      runner.execute({
+        userId: "u_package",
+        code: "",
+        package: entry,
+        entry: "run",
+        event: { n: 21 },
+        props: {},
+        state,
+        context: { sourceId: "dc_package" },
+      });
 
     it("inspects the component from the installed package, whatever code text comes with it", async () => {
       const metadata = await runner.inspectComponent({ userId: "u_package", code: "not even javascript", package: ENTRY });
       assert.equal(metadata.key, "seeded-count");
-      assert.deepEqual(metadata.configurable_props.map((prop) => prop.name), ["seeded", "db"]);
+      assert.deepEqual(
+        metadata.configurable_props.map((prop) => prop.name),
+        ["seeded", "db"],
+      );
     });
 
     it("runs it with its app file, its ../common/ import and its npm dependency", async () => {
       const first = await run(ENTRY);
       assert.equal(first.error, undefined, JSON.stringify(first.error));
-      assert.deepEqual(first.emits.map((emit) => emit.event), [{ doubled: 42, origin: "common", dep: "seeded-dep@1.2.0", count: 1 }]);
+      assert.deepEqual(
+        first.emits.map((emit) => emit.event),
+        [{ doubled: 42, origin: "common", dep: "seeded-dep@1.2.0", count: 1 }],
+      );
       const second = await run(ENTRY, first.state);
-      assert.deepEqual(second.emits.map((emit) => emit.event), [{ doubled: 42, origin: "common", dep: "seeded-dep@1.2.0", count: 2 }]);
+      assert.deepEqual(
+        second.emits.map((emit) => emit.event),
+        [{ doubled: 42, origin: "common", dep: "seeded-dep@1.2.0", count: 2 }],
+      );
     });
 
     it("a path out of the package or to no file is a module error, not a crash", async () => {

@@ -64,7 +64,13 @@ describe("process pool", () => {
   const pools: ProcessPool[] = [];
   const spawned: string[] = [];
   const pool = (maxPerKey: number, batchBudgetMs = 60_000, more: Partial<ProcessPoolOptions> = {}) => {
-    const created = createProcessPool({ launch: standInLauncher(script), maxPerKey, batchBudgetMs, onSpawn: (key) => spawned.push(key), ...more });
+    const created = createProcessPool({
+      launch: standInLauncher(script),
+      maxPerKey,
+      batchBudgetMs,
+      onSpawn: (key) => spawned.push(key),
+      ...more,
+    });
     pools.push(created);
     return created;
   };
@@ -82,19 +88,31 @@ describe("process pool", () => {
     const p = pool(1);
     await p.run("a", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
     const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => p.run("a", { type: "echo", payload: i }, { timeoutMs: 5000 })));
-    assert.deepEqual(outcomes.map((o) => (o.ok ? (o.result as { payload: number }).payload : o.failure.message)), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      outcomes.map((o) => (o.ok ? (o.result as { payload: number }).payload : o.failure.message)),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
     const counts = outcomes.map((o) => (o.ok ? (o.result as { messages: number }).messages : -1));
     assert.equal(new Set(counts).size, 1, `all eight came in one message after the warm-up (messages seen: ${counts})`);
     assert.equal(counts[0], 2);
-    assert.ok(outcomes.some((o) => o.ok && (o.result as { heldBehind: number }).heldBehind > 0), "short jobs were queued in the runner");
+    assert.ok(
+      outcomes.some((o) => o.ok && (o.result as { heldBehind: number }).heldBehind > 0),
+      "short jobs were queued in the runner",
+    );
   });
 
   it("jobs that take long are not batched: a runner holds one at a time, and more runners start", async () => {
     const p = pool(4, 5);
     await p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: batches of one
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })),
+    );
     const results = outcomes.map((o) => (o.ok ? (o.result as { pid: number; heldBehind: number }) : { pid: 0, heldBehind: -1 }));
-    assert.deepEqual(results.map((r) => r.heldBehind), [0, 0, 0, 0, 0, 0], "no job was queued behind another in a runner");
+    assert.deepEqual(
+      results.map((r) => r.heldBehind),
+      [0, 0, 0, 0, 0, 0],
+      "no job was queued behind another in a runner",
+    );
     assert.ok(new Set(results.map((r) => r.pid)).size > 1, "more runners were started");
   });
 
@@ -111,23 +129,35 @@ describe("process pool", () => {
     const p = pool(1);
     await p.run("b", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
     const slow = p.run("b", { type: "sleep", payload: { ms: 10_000 } }, { timeoutMs: 300 });
-    const behind = [p.run("b", { type: "echo", payload: 1 }, { timeoutMs: 5000 }), p.run("b", { type: "echo", payload: 2 }, { timeoutMs: 5000 })];
+    const behind = [
+      p.run("b", { type: "echo", payload: 1 }, { timeoutMs: 5000 }),
+      p.run("b", { type: "echo", payload: 2 }, { timeoutMs: 5000 }),
+    ];
     const timedOut = await slow;
     assert.equal(timedOut.ok, false);
     assert.equal(!timedOut.ok && timedOut.failure.kind, "timeout");
     const rest = await Promise.all(behind);
-    assert.deepEqual(rest.map((o) => o.ok && (o.result as { payload: number }).payload), [1, 2]);
+    assert.deepEqual(
+      rest.map((o) => o.ok && (o.result as { payload: number }).payload),
+      [1, 2],
+    );
   });
 
   it("a runner that dies fails the job that was running, not the ones queued behind it", async () => {
     const p = pool(1);
     await p.run("c", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
     const dying = p.run("c", { type: "exit", payload: null }, { timeoutMs: 5000 });
-    const behind = [p.run("c", { type: "echo", payload: 1 }, { timeoutMs: 5000 }), p.run("c", { type: "echo", payload: 2 }, { timeoutMs: 5000 })];
+    const behind = [
+      p.run("c", { type: "echo", payload: 1 }, { timeoutMs: 5000 }),
+      p.run("c", { type: "echo", payload: 2 }, { timeoutMs: 5000 }),
+    ];
     const died = await dying;
     assert.equal(!died.ok && died.failure.kind, "crash");
     const rest = await Promise.all(behind);
-    assert.deepEqual(rest.map((o) => o.ok && (o.result as { payload: number }).payload), [1, 2]);
+    assert.deepEqual(
+      rest.map((o) => o.ok && (o.result as { payload: number }).payload),
+      [1, 2],
+    );
   });
 
   it("a runner that cannot start fails the waiting jobs one by one instead of restarting forever", async () => {

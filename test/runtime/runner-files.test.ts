@@ -26,7 +26,8 @@ function plantPackage(dataDir: string, name: string, version: string, leakTo?: s
 }
 
 /** Emits what the body returns, or the error code it threw. */
-const attempt = (body: string) => `module.exports = { async run() { try { this.$emit(await (async () => { ${body} })()); } catch (e) { this.$emit("ERR:" + String(e && (e.code || e.message))); } } };`;
+const attempt = (body: string) =>
+  `module.exports = { async run() { try { this.$emit(await (async () => { ${body} })()); } catch (e) { this.$emit("ERR:" + String(e && (e.code || e.message))); } } };`;
 
 for (const { mode, skip } of SANDBOX_MODES) {
   describe(`a runner's view of the host's files [sandbox ${mode}]`, { skip }, () => {
@@ -54,7 +55,11 @@ for (const { mode, skip } of SANDBOX_MODES) {
 
     it("a package folder in the cache holding a link out of it is removed at start; user code cannot read through it", async () => {
       assert.deepEqual(runner.warnings, ["removed from the package cache, holding links that lead out of it: planted-before@1.0.0"]);
-      const read = await run(attempt(`return require("fs").readFileSync(${JSON.stringify(`${cache()}/planted-before@1.0.0/node_modules/planted-before/leak`)}, "utf8");`));
+      const read = await run(
+        attempt(
+          `return require("fs").readFileSync(${JSON.stringify(`${cache()}/planted-before@1.0.0/node_modules/planted-before/leak`)}, "utf8");`,
+        ),
+      );
       assert.equal(read.error, undefined);
       assert.notEqual(read.emits[0]?.event, SECRET);
       assert.match(String(read.emits[0]?.event), /^ERR:/);
@@ -65,9 +70,16 @@ for (const { mode, skip } of SANDBOX_MODES) {
       const used = await run(`const leak = require("planted-after@1.0.0"); module.exports = { run() { this.$emit(leak); } };`);
       assert.equal(used.emits.length, 0);
       assert.equal(used.error?.name, "ModuleError", JSON.stringify(used.error));
-      assert.match(used.error!.message, /planted-after@1\.0\.0 holds a link that leads out of the package cache \(node_modules\/planted-after\/leak\)/);
+      assert.match(
+        used.error!.message,
+        /planted-after@1\.0\.0 holds a link that leads out of the package cache \(node_modules\/planted-after\/leak\)/,
+      );
       const clean = await run(`const value = require("clean@1.0.0"); module.exports = { run() { this.$emit(value); } };`);
-      assert.deepEqual(clean.emits.map((e) => e.event), ["clean loaded"], JSON.stringify(clean.error));
+      assert.deepEqual(
+        clean.emits.map((e) => e.event),
+        ["clean loaded"],
+        JSON.stringify(clean.error),
+      );
     });
 
     it("the data directory's own files stay closed to user code; emits, logs and /tmp work as ever", async () => {
@@ -85,26 +97,35 @@ for (const { mode, skip } of SANDBOX_MODES) {
       const seen = result.emits[0]?.event as { seen: Record<string, string>; tmp: string; uid: number; gid: number };
       for (const name of ["secret.key", "sluice.db"]) assert.match(seen.seen[name]!, /^ERR:/, name);
       assert.equal(seen.tmp, "tmp works");
-      assert.deepEqual(result.logs.map((l) => l.message), ["logged"]);
+      assert.deepEqual(
+        result.logs.map((l) => l.message),
+        ["logged"],
+      );
       if (process.getuid?.() === 0) {
         assert.deepEqual([seen.uid, seen.gid], [65534, 65534], "a root service's runner is not root");
-        if (mode === "none") assert.equal(statSync(join(dataDir, "sluice.db")).mode & 0o007, 0, "the database is closed to the runners' user");
+        if (mode === "none")
+          assert.equal(statSync(join(dataDir, "sluice.db")).mode & 0o007, 0, "the database is closed to the runners' user");
       }
     });
 
     it("the host's layout is not visible: the data directory's path is not there in the sandbox, module paths are neutral", async () => {
-      const result = await run(attempt(`
+      const result = await run(
+        attempt(`
         const fs = require("fs");
         let data; try { fs.readdirSync(${JSON.stringify(dataDir)}); data = "LISTED"; } catch (e) { data = e.code; }
         let root; try { root = fs.readdirSync("/sluice"); } catch (e) { root = e.code; }
         require("clean@1.0.0");
-        return { data, root, file: __filename, node: process.execPath, pkg: require.resolve("clean") };`));
+        return { data, root, file: __filename, node: process.execPath, pkg: require.resolve("clean") };`),
+      );
       assert.equal(typeof result.emits[0]?.event, "object", JSON.stringify(result.emits));
       const seen = result.emits[0]?.event as { data: string; root: string[] | string; file: string; node: string; pkg: string };
       if (mode === "bwrap") {
         assert.equal(seen.data, "ENOENT");
         // Not granted to list; what it holds shows in the paths below.
-        assert.ok(seen.root === "ERR_ACCESS_DENIED" || JSON.stringify(seen.root) === JSON.stringify(["app", "bin", "egress", "runtime"]), JSON.stringify(seen.root));
+        assert.ok(
+          seen.root === "ERR_ACCESS_DENIED" || JSON.stringify(seen.root) === JSON.stringify(["app", "bin", "egress", "runtime"]),
+          JSON.stringify(seen.root),
+        );
         assert.match(seen.file, /^\/sluice\/runtime\/modules\/u_files\/[0-9a-f]{64}\/component\.cjs$/);
         assert.equal(seen.node, "/sluice/bin/node");
         assert.equal(seen.pkg, "/sluice/runtime/packages/clean@1.0.0/node_modules/clean/index.js");
@@ -121,11 +142,13 @@ for (const { mode, skip } of SANDBOX_MODES) {
       // app folder the runner was started from (its entry is process.argv[1]: /sluice/app/src/…
       // in the sandbox, the unprivileged user's copy or the build itself without it).
       const hostFile = fileURLToPath(new URL("../../src/runtime/component-runner.js", import.meta.url));
-      const result = await run(attempt(`
+      const result = await run(
+        attempt(`
         const fs = require("fs"), entry = process.argv[1];
         const appFile = entry.slice(0, entry.lastIndexOf("/src/")) + "/src/runtime/component-runner.js";
         const read = (path) => { try { fs.readFileSync(path); return "READ"; } catch (e) { return e.code; } };
-        return { entry: read(entry), app: read(appFile), host: read(${JSON.stringify(hostFile)}) };`));
+        return { entry: read(entry), app: read(appFile), host: read(${JSON.stringify(hostFile)}) };`),
+      );
       const seen = result.emits[0]?.event as { entry: string; app: string; host: string };
       assert.equal(typeof seen, "object", JSON.stringify(result.emits));
       assert.equal(seen.entry, "READ", "the runner's own entry is readable (the paths above are right)");

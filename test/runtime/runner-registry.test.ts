@@ -67,7 +67,11 @@ describe("runner registry (orphaned runners of a killed service)", () => {
   const settingsModule = join(here, "..", "helpers", "runner-settings.js");
 
   /** A throwaway "service" process with a component runner, doing `work` with one runner. */
-  async function startService(dataDir: string, work: string, sandbox: "none" | "bwrap" = "none"): Promise<{ child: ChildProcess; runnerPid: number }> {
+  async function startService(
+    dataDir: string,
+    work: string,
+    sandbox: "none" | "bwrap" = "none",
+  ): Promise<{ child: ChildProcess; runnerPid: number }> {
     const source = `
       import { createComponentRunner } from ${JSON.stringify(runnerModule)};
       import { testRunnerSettings } from ${JSON.stringify(settingsModule)};

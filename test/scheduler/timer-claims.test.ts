@@ -18,10 +18,16 @@ for (const dialect of DIALECTS) {
     let app: TestApp;
     let account: Account;
     const clock = new FakeClock(T0);
-    const fire = (options?: Parameters<typeof fireDueTimers>[2]) => fireDueTimers(app.sluice.services.ctx, app.sluice.services.queue, options);
+    const fire = (options?: Parameters<typeof fireDueTimers>[2]) =>
+      fireDueTimers(app.sluice.services.ctx, app.sluice.services.queue, options);
     // When the source's queued timer runs are due (runs a worker took already are left out).
     const queuedRunAt = async (sourceId: string): Promise<number[]> => {
-      const jobs = await app.sluice.services.ctx.db.selectFrom("jobs").select(["run_at", "payload"]).where("type", "=", SOURCE_TIMER_JOB).where("lease_token", "is", null).execute();
+      const jobs = await app.sluice.services.ctx.db
+        .selectFrom("jobs")
+        .select(["run_at", "payload"])
+        .where("type", "=", SOURCE_TIMER_JOB)
+        .where("lease_token", "is", null)
+        .execute();
       return jobs.filter((job) => JSON.parse(job.payload).sourceId === sourceId).map((job) => Number(job.run_at));
     };
     before(async () => {
@@ -65,15 +71,23 @@ for (const dialect of DIALECTS) {
 
     it("several schedulers claiming batches at once fire every timer exactly once", async () => {
       clock.set(T0 + 7_200_000);
-      const first = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { intervalSeconds: 30 } } });
+      const first = await createSource(account.api, {
+        component_code: fixtureCode("timer-interval.mjs"),
+        configured_props: { timer: { intervalSeconds: 30 } },
+      });
       const others = await Promise.all(
-        Array.from({ length: 29 }, () => createSource(account.api, { component_id: first.component_id, configured_props: { timer: { intervalSeconds: 30 } } })),
+        Array.from({ length: 29 }, () =>
+          createSource(account.api, { component_id: first.component_id, configured_props: { timer: { intervalSeconds: 30 } } }),
+        ),
       );
       const ids = new Set([first.id, ...others.map((source) => source.id)]);
       // Another Sluice on the same PostgreSQL database stands for another scheduler process.
-      const other = dialect === "postgres" ? await startTestApp(dialect, {}, { clock, roles: ["worker"], database: app.database }) : undefined;
+      const other =
+        dialect === "postgres" ? await startTestApp(dialect, {}, { clock, roles: ["worker"], database: app.database }) : undefined;
       try {
-        const otherFire = other ? () => fireDueTimers(other.sluice.services.ctx, other.sluice.services.queue, { batch: 7 }) : () => fire({ batch: 7 });
+        const otherFire = other
+          ? () => fireDueTimers(other.sluice.services.ctx, other.sluice.services.queue, { batch: 7 })
+          : () => fire({ batch: 7 });
         clock.advance(30_000);
         const fired: string[] = [];
         for (;;) {
@@ -84,7 +98,11 @@ for (const dialect of DIALECTS) {
         const ours = fired.filter((id) => ids.has(id));
         assert.equal(ours.length, ids.size, "every timer fired exactly once");
         assert.equal(new Set(ours).size, ids.size);
-        const rows = await app.sluice.services.ctx.db.selectFrom("sources").select(["id", "next_run_at", "created_at"]).where("id", "in", [...ids]).execute();
+        const rows = await app.sluice.services.ctx.db
+          .selectFrom("sources")
+          .select(["id", "next_run_at", "created_at"])
+          .where("id", "in", [...ids])
+          .execute();
         for (const row of rows) assert.equal(Number(row.next_run_at), Number(row.created_at) + 60_000, "moved on by one interval");
         await waitForEvents(account.api, first.id, 1);
       } finally {

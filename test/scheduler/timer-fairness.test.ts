@@ -42,7 +42,10 @@ for (const dialect of DIALECTS) {
       const busy = await app.newAccount({ plan: "paid" });
       const other = await app.newAccount({ plan: "paid" });
       const first = await createSource(busy.api, { component_code: SLOW_TIMER });
-      const slow = [first, ...(await Promise.all(Array.from({ length: 19 }, () => createSource(busy.api, { component_id: first.component_id }))))];
+      const slow = [
+        first,
+        ...(await Promise.all(Array.from({ length: 19 }, () => createSource(busy.api, { component_id: first.component_id })))),
+      ];
       clock.set(T0 + 1); // the other account's timer comes due just after them
       const quick = await createSource(other.api, { component_code: QUICK_TIMER });
 

@@ -58,7 +58,9 @@ for (const dialect of DIALECTS) {
       assert.equal(await fired(source.id), true);
       const [event] = await waitForEvents(account.api, source.id, 1);
       assert.deepEqual(event.event, { timestamp: T0 / 1000 + 30, interval_seconds: 30 });
-      const withoutTimer = await account.api.post("/sources", { component_code: `export default { key: "no-run-http", props: { http: "$.interface.http" } };` });
+      const withoutTimer = await account.api.post("/sources", {
+        component_code: `export default { key: "no-run-http", props: { http: "$.interface.http" } };`,
+      });
       assert.equal(withoutTimer.status, 400);
       assert.match(withoutTimer.body.error, /no run\(\) method.*only a timer source/);
     });
@@ -76,10 +78,14 @@ for (const dialect of DIALECTS) {
 
     it("never double-fires when several schedulers claim at once (on PostgreSQL also from another process's pool)", async () => {
       clock.set(T0 + 3_600_000);
-      const source = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs"), configured_props: { timer: { intervalSeconds: 30 } } });
+      const source = await createSource(account.api, {
+        component_code: fixtureCode("timer-interval.mjs"),
+        configured_props: { timer: { intervalSeconds: 30 } },
+      });
       // A second Sluice on the same PostgreSQL database stands for another process. SQLite
       // serves one process (docs/architecture.md, "Transactions"), so there the concurrent claims share one store.
-      const other = dialect === "postgres" ? await startTestApp(dialect, {}, { clock, roles: ["worker"], database: app.database }) : undefined;
+      const other =
+        dialect === "postgres" ? await startTestApp(dialect, {}, { clock, roles: ["worker"], database: app.database }) : undefined;
       try {
         const otherFire = other ? () => fireDueTimers(other.sluice.services.ctx, other.sluice.services.queue) : fire;
         clock.advance(30_000);
@@ -128,7 +134,8 @@ for (const dialect of DIALECTS) {
 
     it("over quota, scheduled runs are skipped and reported on $errors", async () => {
       const account = await app.newAccount();
-      const fired = async (sourceId: string) => (await fireDueTimers(app.sluice.services.ctx, app.sluice.services.queue)).includes(sourceId);
+      const fired = async (sourceId: string) =>
+        (await fireDueTimers(app.sluice.services.ctx, app.sluice.services.queue)).includes(sourceId);
       const source = await createSource(account.api, { component_code: fixtureCode("timer-interval.mjs") });
       clock.advance(60_000);
       assert.equal(await fired(source.id), true);

@@ -10,7 +10,14 @@ import { clientKey, createClientLimits } from "../../src/smtp-inbound/client-lim
 import { startSmtpListener } from "../../src/smtp-inbound/smtp-listener.js";
 import { SmtpDialog } from "../helpers/smtp-dialog.js";
 
-const options = { host: "127.0.0.1", port: 0, name: "mail.sluice.test", maxMessageBytes: 4096, maxEventBytes: 4096, logger: pino({ level: "silent" }) };
+const options = {
+  host: "127.0.0.1",
+  port: 0,
+  name: "mail.sluice.test",
+  maxMessageBytes: 4096,
+  maxEventBytes: 4096,
+  logger: pino({ level: "silent" }),
+};
 
 describe("per-client SMTP limits", () => {
   it("the 6th connection at once from one address gets 421; a place is free again once one closes", async () => {

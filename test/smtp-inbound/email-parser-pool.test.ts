@@ -8,7 +8,10 @@ import { parseEmail } from "../../src/domain/inbound-email/email-event.js";
 import { ServiceError } from "../../src/lib/errors.js";
 import { createEmailParserPool, ParserBusyError } from "../../src/smtp-inbound/email-parser-pool.js";
 
-const message = (subject: string) => Buffer.from(`From: a@sender.test\r\nTo: key@mail.sluice.test\r\nSubject: ${subject}\r\nDate: Tue, 02 Jan 2024 03:04:05 +0000\r\nContent-Type: text/plain\r\n\r\nsee https://example.test\r\n`);
+const message = (subject: string) =>
+  Buffer.from(
+    `From: a@sender.test\r\nTo: key@mail.sluice.test\r\nSubject: ${subject}\r\nDate: Tue, 02 Jan 2024 03:04:05 +0000\r\nContent-Type: text/plain\r\n\r\nsee https://example.test\r\n`,
+  );
 
 describe("e-mail parser threads", () => {
   it("parses in a worker thread, with the same result as parseEmail", async () => {
@@ -42,7 +45,10 @@ describe("e-mail parser threads", () => {
   it("a message mailparser cannot read is VALIDATION; closing fails what waits", async () => {
     const parser = createEmailParserPool({ threads: 1 });
     const parts = Array.from({ length: 1100 }, () => "--b\r\n\r\nx").join("\r\n");
-    await assert.rejects(parser.parse(Buffer.from(`Subject: parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}\r\n--b--\r\n`), 4096), (error: Error) => error instanceof ServiceError && error.code === "VALIDATION");
+    await assert.rejects(
+      parser.parse(Buffer.from(`Subject: parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}\r\n--b--\r\n`), 4096),
+      (error: Error) => error instanceof ServiceError && error.code === "VALIDATION",
+    );
     const pending = assert.rejects(parser.parse(message("late"), 4096), /closed/);
     const queued = assert.rejects(parser.parse(message("later"), 4096), /closed/);
     await parser.close();

@@ -21,12 +21,27 @@ const DOMAIN = "mail.sluice.test";
 const MAX_MESSAGE = 64 * 1024;
 const MAX_EVENT = 16 * 1024;
 
-const emailSource = (account: Account, name?: string) => createSource(account.api, { component_code: fixtureCode("email-new-email.mjs"), ...(name ? { name } : {}) });
+const emailSource = (account: Account, name?: string) =>
+  createSource(account.api, { component_code: fixtureCode("email-new-email.mjs"), ...(name ? { name } : {}) });
 const addressOf = (source: any): string => source.configured_props.email.email_address;
 
 /** A minimal message, as a sender writes it after DATA. */
-const rawMessage = (to: string, subject: string, body: string, messageId = `<${subject.replace(/\W/g, "")}.${Math.random()}@sender.test>`) =>
-  [`From: Sender <sender@sender.test>`, `To: ${to}`, `Subject: ${subject}`, `Message-ID: ${messageId}`, `Date: Tue, 02 Jan 2024 03:04:05 +0000`, "", body, ""].join("\r\n");
+const rawMessage = (
+  to: string,
+  subject: string,
+  body: string,
+  messageId = `<${subject.replace(/\W/g, "")}.${Math.random()}@sender.test>`,
+) =>
+  [
+    `From: Sender <sender@sender.test>`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Message-ID: ${messageId}`,
+    `Date: Tue, 02 Jan 2024 03:04:05 +0000`,
+    "",
+    body,
+    "",
+  ].join("\r\n");
 
 async function sendRaw(url: string, to: string[], message: string): Promise<{ rcpt: string[]; data: string | undefined }> {
   const { dialog } = await SmtpDialog.open(url);
@@ -49,7 +64,12 @@ for (const dialect of DIALECTS) {
     let smtpUrl: string;
     let account: Account;
     before(async () => {
-      app = await startTestApp(dialect, { smtpInboundPort: 0, emailDomain: DOMAIN, smtpMaxMessageBytes: MAX_MESSAGE, maxEventBytes: MAX_EVENT });
+      app = await startTestApp(dialect, {
+        smtpInboundPort: 0,
+        emailDomain: DOMAIN,
+        smtpMaxMessageBytes: MAX_MESSAGE,
+        maxEventBytes: MAX_EVENT,
+      });
       smtpUrl = app.sluice.smtpUrl ?? "";
       assert.match(smtpUrl, /^smtp:\/\/127\.0\.0\.1:\d+$/);
       account = await app.newAccount();
@@ -66,7 +86,10 @@ for (const dialect of DIALECTS) {
       const listed = await account.api.get("/users/me/sources", { limit: 100 });
       assert.deepEqual(listed.body.data.find((s: any) => s.id === source.id).configured_props, { email: { email_address: address } });
       // Sending back what GET showed is accepted and changes nothing: the address is the service's.
-      const updated = await account.api.put(`/sources/${source.id}`, { component_code: fixtureCode("email-new-email.mjs"), configured_props: { email: { email_address: "chosen@elsewhere.test" } } });
+      const updated = await account.api.put(`/sources/${source.id}`, {
+        component_code: fixtureCode("email-new-email.mjs"),
+        configured_props: { email: { email_address: "chosen@elsewhere.test" } },
+      });
       assert.equal(updated.status, 200, updated.text);
       assert.deepEqual(updated.body.data.configured_props, { email: { email_address: address } });
       const other = await emailSource(account);
@@ -128,20 +151,27 @@ for (const dialect of DIALECTS) {
     });
 
     it("an e-mail source may leave run() out", async () => {
-      const source = await createSource(account.api, { component_code: `export default { name: "bare inbox", version: "0.0.1", props: { email: { type: "app", app: "email" } } };` });
+      const source = await createSource(account.api, {
+        component_code: `export default { name: "bare inbox", version: "0.0.1", props: { email: { type: "app", app: "email" } } };`,
+      });
       const sent = await sendRaw(smtpUrl, [addressOf(source)], rawMessage(addressOf(source), "no run", "still stored"));
       assert.match(sent.data ?? "", /^250 /);
       const [summary] = await waitForEvents(account.api, source.id, 1);
       assert.equal(summary.event.subject, "no run");
       // Any other component still needs run().
-      const refused = await account.api.post("/sources", { component_code: `export default { name: "no run", version: "0.0.1", props: { demo: { type: "app", app: "demo" } } };` });
+      const refused = await account.api.post("/sources", {
+        component_code: `export default { name: "no run", version: "0.0.1", props: { demo: { type: "app", app: "demo" } } };`,
+      });
       assert.equal(refused.status, 400);
       assert.match(refused.body.error, /no run\(\) method/);
     });
 
     it("EHLO advertises SIZE and neither AUTH nor STARTTLS; unknown addresses, other domains and inactive sources get 550 at RCPT", async () => {
       const inactive = await emailSource(account);
-      assert.equal((await account.api.put(`/sources/${inactive.id}`, { component_code: fixtureCode("email-new-email.mjs"), active: false })).status, 200);
+      assert.equal(
+        (await account.api.put(`/sources/${inactive.id}`, { component_code: fixtureCode("email-new-email.mjs"), active: false })).status,
+        200,
+      );
       const known = await emailSource(account);
       const { dialog, greeting } = await SmtpDialog.open(smtpUrl);
       try {
@@ -163,7 +193,10 @@ for (const dialect of DIALECTS) {
       }
       // nodemailer sees the same refusal.
       const transport = nodemailer.createTransport(smtpUrl);
-      await assert.rejects(transport.sendMail({ from: "a@sender.test", to: `nobody@${DOMAIN}`, subject: "x", text: "x" }), (error: any) => error.code === "EENVELOPE" && error.responseCode === 550);
+      await assert.rejects(
+        transport.sendMail({ from: "a@sender.test", to: `nobody@${DOMAIN}`, subject: "x", text: "x" }),
+        (error: any) => error.code === "EENVELOPE" && error.responseCode === 550,
+      );
       transport.close();
       assert.deepEqual(await summaries(account.api, inactive.id), []);
     });
@@ -180,7 +213,9 @@ for (const dialect of DIALECTS) {
         const refused = dialog.nextReply();
         // Twice the limit, and never the final dot: only a refusal in the middle of DATA answers.
         dialog.writeBytes(Buffer.from(`Subject: big\r\n\r\n${`${"y".repeat(78)}\r\n`.repeat(Math.ceil((2 * MAX_MESSAGE) / 80))}`));
-        const deadline = new Promise<string>((_, reject) => setTimeout(() => reject(new Error("no reply before the message ended")), 15_000).unref());
+        const deadline = new Promise<string>((_, reject) =>
+          setTimeout(() => reject(new Error("no reply before the message ended")), 15_000).unref(),
+        );
         assert.match(await Promise.race([refused, deadline]), /^552 .*maximum message size/);
         await dialog.ended;
       } finally {
@@ -208,19 +243,32 @@ for (const dialect of DIALECTS) {
       assert.match(padded.data ?? "", /^552 5\.3\.4 .*SLUICE_MAX_EVENT_BYTES \(16384\)/);
       // More MIME parts than the parser takes: a message it cannot read is refused for good.
       const parts = Array.from({ length: 1100 }, () => "--b\r\n\r\nx").join("\r\n");
-      const unreadable = await sendRaw(smtpUrl, [address], `Subject: parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}\r\n--b--\r\n`);
+      const unreadable = await sendRaw(
+        smtpUrl,
+        [address],
+        `Subject: parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n${parts}\r\n--b--\r\n`,
+      );
       assert.match(unreadable.data ?? "", /^554 5\.6\.0 the message could not be parsed/);
       const ok = await sendRaw(smtpUrl, [address], rawMessage(address, "small enough", "fits"));
       assert.match(ok.data ?? "", /^250 /);
       const events = await waitForEvents(account.api, source.id, 1);
-      assert.deepEqual(events.map((s) => s.event.subject), ["small enough"]);
+      assert.deepEqual(
+        events.map((s) => s.event.subject),
+        ["small enough"],
+      );
     });
 
     it("bodies beyond SLUICE_MAX_EVENT_BYTES are cut (the message past twice the limit, then textAsHtml, then html), and the event says so", async () => {
       const source = await emailSource(account);
       const address = addressOf(source);
       const transport = nodemailer.createTransport(smtpUrl);
-      await transport.sendMail({ from: "a@sender.test", to: address, subject: "long", text: "t".repeat(6_000), html: `<p>${"h".repeat(30_000)}</p>` });
+      await transport.sendMail({
+        from: "a@sender.test",
+        to: address,
+        subject: "long",
+        text: "t".repeat(6_000),
+        html: `<p>${"h".repeat(30_000)}</p>`,
+      });
       transport.close();
       const [summary] = await waitForEvents(account.api, source.id, 1);
       const event = summary.event;
@@ -269,7 +317,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(event.truncated, ["message"], "only the message was cut: the event itself fitted");
       assert.equal(event.text.trim(), text);
       assert.equal(event.subject, "cut");
-      assert.deepEqual(event.attachments.map((a: any) => a.filename), ["big.bin"], "the part past the cut is missing");
+      assert.deepEqual(
+        event.attachments.map((a: any) => a.filename),
+        ["big.bin"],
+        "the part past the cut is missing",
+      );
       assert.ok(event.attachments[0].size < 40_000, "the cut attachment is not whole");
       assert.ok(Buffer.byteLength(JSON.stringify(event)) <= MAX_EVENT);
     });
@@ -281,7 +333,10 @@ for (const dialect of DIALECTS) {
       const theirs = await emailSource(other);
       const [a, b] = [addressOf(mine), addressOf(theirs)];
       const sent = await sendRaw(smtpUrl, [a, a.toUpperCase(), b, `unknown@${DOMAIN}`], rawMessage(`${a}, ${b}`, "to both", "hello both"));
-      assert.deepEqual(sent.rcpt.map((reply) => reply.slice(0, 3)), ["250", "250", "250", "550"]);
+      assert.deepEqual(
+        sent.rcpt.map((reply) => reply.slice(0, 3)),
+        ["250", "250", "250", "550"],
+      );
       assert.match(sent.data ?? "", /^250 /);
       const [forMine] = await waitForEvents(account.api, mine.id, 1);
       const [forTheirs] = await waitForEvents(other.api, theirs.id, 1);
@@ -301,7 +356,10 @@ for (const dialect of DIALECTS) {
       const source = await emailSource(full);
       const fine = await emailSource(account);
       // The account's stored bytes, as the storage triggers keep them, at the quota.
-      await app.sluice.services.store.db.insertInto("emitter_storage").values({ emitter_id: "dc_filler", user_id: full.id, bytes: app.config.accountStorageBytes }).execute();
+      await app.sluice.services.store.db
+        .insertInto("emitter_storage")
+        .values({ emitter_id: "dc_filler", user_id: full.id, bytes: app.config.accountStorageBytes })
+        .execute();
       const sent = await sendRaw(smtpUrl, [addressOf(source), addressOf(fine)], rawMessage(addressOf(fine), "quota", "room?"));
       assert.match(sent.rcpt[0]!, /^452 4\.2\.2 .*storage quota .*SLUICE_ACCOUNT_STORAGE_MB/);
       assert.match(sent.rcpt[1]!, /^250 /);
@@ -313,7 +371,15 @@ for (const dialect of DIALECTS) {
     it("a message past the few held at once gets 451 and is stored once the sender retries", async () => {
       const source = await emailSource(account);
       const address = addressOf(source);
-      const listener = await startSmtpListener(app.sluice.services, { host: "127.0.0.1", port: 0, name: DOMAIN, maxMessageBytes: MAX_MESSAGE, maxEventBytes: MAX_EVENT, maxMessagesInFlight: 1, logger: pino({ level: "silent" }) });
+      const listener = await startSmtpListener(app.sluice.services, {
+        host: "127.0.0.1",
+        port: 0,
+        name: DOMAIN,
+        maxMessageBytes: MAX_MESSAGE,
+        maxEventBytes: MAX_EVENT,
+        maxMessagesInFlight: 1,
+        logger: pino({ level: "silent" }),
+      });
       const open = async () => {
         const { dialog } = await SmtpDialog.open(listener.url);
         await dialog.command("EHLO sender.test");
@@ -350,7 +416,9 @@ for (const dialect of DIALECTS) {
       if (dialect === "sqlite") {
         await sql`create trigger refuse_events before insert on events begin select raise(abort, 'disk on fire'); end`.execute(db);
       } else {
-        await sql`create function refuse_events() returns trigger language plpgsql as $$ begin raise exception 'disk on fire'; end $$`.execute(db);
+        await sql`create function refuse_events() returns trigger language plpgsql as $$ begin raise exception 'disk on fire'; end $$`.execute(
+          db,
+        );
         await sql`create trigger refuse_events before insert on events for each row execute function refuse_events()`.execute(db);
       }
       try {
@@ -379,7 +447,15 @@ for (const dialect of DIALECTS) {
       const parsedIn: number[] = [];
       const { config } = app;
       assert.equal(config.smtpMaxMessageBytes, 4 * 1024 * 1024);
-      const listener = await startSmtpListener(app.sluice.services, { host: "127.0.0.1", port: 0, name: DOMAIN, maxMessageBytes: config.smtpMaxMessageBytes, maxEventBytes: config.maxEventBytes, parser: { onParsed: (id) => parsedIn.push(id) }, logger: pino({ level: "silent" }) });
+      const listener = await startSmtpListener(app.sluice.services, {
+        host: "127.0.0.1",
+        port: 0,
+        name: DOMAIN,
+        maxMessageBytes: config.smtpMaxMessageBytes,
+        maxEventBytes: config.maxEventBytes,
+        parser: { onParsed: (id) => parsedIn.push(id) },
+        logger: pino({ level: "silent" }),
+      });
       // The longest time between two turns of a 10 ms timer: how long the loop was held.
       let worstGapMs = 0;
       let last = performance.now();
@@ -397,7 +473,28 @@ for (const dialect of DIALECTS) {
         const unit = '<p>Hello <b>there</b> <a href="https://example.test/x">link</a></p>\r\n';
         const html = unit.repeat(Math.floor(1_900_000 / unit.length));
         const attachment = Buffer.alloc(1_450_000, 7).toString("base64").replace(/.{76}/g, "$&\r\n");
-        const message = [`From: sender@sender.test`, `To: ${address}`, `Subject: large`, `Content-Type: multipart/mixed; boundary=b`, "", "--b", "Content-Type: text/plain", "", "a note", "--b", "Content-Type: text/html; charset=utf-8", "", html, "--b", "Content-Type: application/octet-stream", "Content-Transfer-Encoding: base64", "", attachment, "--b--", ""].join("\r\n");
+        const message = [
+          `From: sender@sender.test`,
+          `To: ${address}`,
+          `Subject: large`,
+          `Content-Type: multipart/mixed; boundary=b`,
+          "",
+          "--b",
+          "Content-Type: text/plain",
+          "",
+          "a note",
+          "--b",
+          "Content-Type: text/html; charset=utf-8",
+          "",
+          html,
+          "--b",
+          "Content-Type: application/octet-stream",
+          "Content-Transfer-Encoding: base64",
+          "",
+          attachment,
+          "--b--",
+          "",
+        ].join("\r\n");
         assert.ok(message.length > 3_800_000 && message.length < config.smtpMaxMessageBytes, `${message.length} bytes`);
         last = performance.now();
         worstGapMs = 0;

@@ -15,7 +15,14 @@ import { serviceErrorSmtpReply, temporaryFailure } from "../../src/smtp-inbound/
 import { startSmtpListener } from "../../src/smtp-inbound/smtp-listener.js";
 import { SmtpDialog } from "../helpers/smtp-dialog.js";
 
-const options = { host: "127.0.0.1", port: 0, name: "mail.sluice.test", maxMessageBytes: 4096, maxEventBytes: 4096, logger: pino({ level: "silent" }) };
+const options = {
+  host: "127.0.0.1",
+  port: 0,
+  name: "mail.sluice.test",
+  maxMessageBytes: 4096,
+  maxEventBytes: 4096,
+  logger: pino({ level: "silent" }),
+};
 // EHLO and STARTTLS never reach the domain: no context is needed for them.
 const services = { ctx: {} as Ctx };
 
@@ -27,7 +34,10 @@ describe("SMTP listener", () => {
     writeFileSync(join(dir, "cert.pem"), String(cert));
     writeFileSync(join(dir, "key.pem"), String(key));
     const plain = await startSmtpListener(services, options);
-    const secure = await startSmtpListener(services, { ...options, tls: { certFile: join(dir, "cert.pem"), keyFile: join(dir, "key.pem") } });
+    const secure = await startSmtpListener(services, {
+      ...options,
+      tls: { certFile: join(dir, "cert.pem"), keyFile: join(dir, "key.pem") },
+    });
     try {
       const { dialog } = await SmtpDialog.open(plain.url);
       assert.doesNotMatch(await dialog.command("EHLO client.test"), /STARTTLS/);
@@ -39,7 +49,12 @@ describe("SMTP listener", () => {
       second.dialog.close();
       // A real client upgrades: with requireTLS it fails unless STARTTLS succeeds. (The test
       // certificate is self-signed and expired: trust is not what this checks.)
-      const transport = nodemailer.createTransport({ host: "127.0.0.1", port: secure.port, requireTLS: true, tls: { rejectUnauthorized: false } });
+      const transport = nodemailer.createTransport({
+        host: "127.0.0.1",
+        port: secure.port,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+      });
       assert.equal(await transport.verify(), true);
       transport.close();
     } finally {
@@ -55,7 +70,10 @@ describe("SMTP listener", () => {
       return mapped && `${mapped.responseCode} ${mapped.message}`;
     };
     assert.equal(reply(new ServiceError("NOT_FOUND", "record not found")), "550 5.1.1 no such mailbox");
-    assert.equal(reply(new ServiceError("LIMIT_EXCEEDED", "the account's storage quota\nis used up")), "452 4.2.2 the account's storage quota is used up");
+    assert.equal(
+      reply(new ServiceError("LIMIT_EXCEEDED", "the account's storage quota\nis used up")),
+      "452 4.2.2 the account's storage quota is used up",
+    );
     assert.equal(reply(new ServiceError("PAYLOAD_TOO_LARGE", "too big")), "552 5.3.4 too big");
     assert.equal(reply(new ServiceError("VALIDATION", "the message could not be parsed")), "554 5.6.0 the message could not be parsed");
     assert.equal(reply(new Error("database gone")), undefined);
@@ -66,7 +84,10 @@ describe("SMTP listener", () => {
 
 describe("e-mail events", () => {
   const envelope = { source: "a@sender.test", destination: ["key@mail.sluice.test"], timestamp: "2024-01-02T03:04:05.000Z" };
-  const message = (extraHeaders: string, body: string) => Buffer.from(`From: a@sender.test\r\nTo: key@mail.sluice.test\r\nSubject: hi\r\n${extraHeaders}Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
+  const message = (extraHeaders: string, body: string) =>
+    Buffer.from(
+      `From: a@sender.test\r\nTo: key@mail.sluice.test\r\nSubject: hi\r\n${extraHeaders}Content-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`,
+    );
 
   it("an event within the limit is kept whole", async () => {
     const parsed = await parseEmail(message("", "short"), 4096);
@@ -87,6 +108,10 @@ describe("e-mail events", () => {
 
   it("refuses an event too large without its bodies, naming the limit", async () => {
     const parsed = await parseEmail(message(`X-Pad: ${"p".repeat(900)}\r\n`.repeat(8), "body"), 4096);
-    assert.throws(() => fitEvent(parsed, envelope, 4096), (error: Error) => error instanceof ServiceError && error.code === "PAYLOAD_TOO_LARGE" && /SLUICE_MAX_EVENT_BYTES \(4096\)/.test(error.message));
+    assert.throws(
+      () => fitEvent(parsed, envelope, 4096),
+      (error: Error) =>
+        error instanceof ServiceError && error.code === "PAYLOAD_TOO_LARGE" && /SLUICE_MAX_EVENT_BYTES \(4096\)/.test(error.message),
+    );
   });
 });

@@ -28,9 +28,31 @@ function largeMessages(to: string, count: number): { subjects: string[]; heads: 
   const unit = '<p>Hello <b>there</b> <a href="https://example.test/x">link</a></p>\r\n';
   const html = unit.repeat(Math.floor(1_900_000 / unit.length));
   const attachment = Buffer.alloc(1_450_000, 7).toString("base64").replace(/.{76}/g, "$&\r\n");
-  const body = Buffer.from(["--b", "Content-Type: text/plain", "", "a note", "--b", "Content-Type: text/html; charset=utf-8", "", html, "--b", "Content-Type: application/octet-stream", "Content-Transfer-Encoding: base64", "", attachment, "--b--", ""].join("\r\n"));
+  const body = Buffer.from(
+    [
+      "--b",
+      "Content-Type: text/plain",
+      "",
+      "a note",
+      "--b",
+      "Content-Type: text/html; charset=utf-8",
+      "",
+      html,
+      "--b",
+      "Content-Type: application/octet-stream",
+      "Content-Transfer-Encoding: base64",
+      "",
+      attachment,
+      "--b--",
+      "",
+    ].join("\r\n"),
+  );
   const subjects = Array.from({ length: count }, (_, i) => `large ${i}`);
-  const heads = subjects.map((subject) => Buffer.from([`From: sender@sender.test`, `To: ${to}`, `Subject: ${subject}`, `Content-Type: multipart/mixed; boundary=b`, "", ""].join("\r\n")));
+  const heads = subjects.map((subject) =>
+    Buffer.from(
+      [`From: sender@sender.test`, `To: ${to}`, `Subject: ${subject}`, `Content-Type: multipart/mixed; boundary=b`, "", ""].join("\r\n"),
+    ),
+  );
   return { subjects, heads, body };
 }
 

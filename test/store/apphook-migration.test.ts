@@ -25,14 +25,33 @@ for (const dialect of DIALECTS) {
       const db = store.db as any;
       await APPHOOKS.down!(db);
       const now = Date.now();
-      const row = (id: string) => ({ id, user_id: "u_1", app: "slack", name: null, fields: "[]", credentials: "v1.x", source_id: null, prop_name: null, created_at: now, updated_at: now });
-      await db.insertInto("connected_accounts").values([row("apn_1"), row("apn_2")]).execute();
+      const row = (id: string) => ({
+        id,
+        user_id: "u_1",
+        app: "slack",
+        name: null,
+        fields: "[]",
+        credentials: "v1.x",
+        source_id: null,
+        prop_name: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await db
+        .insertInto("connected_accounts")
+        .values([row("apn_1"), row("apn_2")])
+        .execute();
       await APPHOOKS.up(db);
-      const keys = (await store.db.selectFrom("connected_accounts").select(["id", "inbound_key"]).orderBy("id").execute()).map((r) => r.inbound_key);
+      const keys = (await store.db.selectFrom("connected_accounts").select(["id", "inbound_key"]).orderBy("id").execute()).map(
+        (r) => r.inbound_key,
+      );
       assert.equal(keys.length, 2);
       for (const key of keys) assert.match(key, /^[a-z0-9]{24}$/);
       assert.notEqual(keys[0], keys[1]);
-      await assert.rejects(store.db.updateTable("connected_accounts").set({ inbound_key: keys[0]! }).where("id", "=", "apn_2").execute(), "the key is unique");
+      await assert.rejects(
+        store.db.updateTable("connected_accounts").set({ inbound_key: keys[0]! }).where("id", "=", "apn_2").execute(),
+        "the key is unique",
+      );
     });
   });
 }

@@ -16,7 +16,6 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { openTestStore, type TestStore } from "../helpers/test-store.js";
 import { testContext } from "../helpers/test-context.js";
 
-
 for (const dialect of DIALECTS) {
   describe(`grouped transactions [${dialect}]`, () => {
     let testStore: TestStore;
@@ -41,7 +40,16 @@ for (const dialect of DIALECTS) {
       const units = Array.from({ length: executions }, (_, i) =>
         inGroupTransaction(ctx.db, async (tx) => {
           await recordUsage(tx, userId, clock.now(), 2.4); // rounds to 2 ms each
-          return appendEvents(ctx, tx, { userId, emitterId, nowMs: clock.now(), events: [{ stream: "", event: { i } }, { stream: "$logs", event: { i } }], limits: ctx.eventLimits });
+          return appendEvents(ctx, tx, {
+            userId,
+            emitterId,
+            nowMs: clock.now(),
+            events: [
+              { stream: "", event: { i } },
+              { stream: "$logs", event: { i } },
+            ],
+            limits: ctx.eventLimits,
+          });
         }),
       );
       const stored = (await Promise.all(units)).flat();
@@ -56,7 +64,14 @@ for (const dialect of DIALECTS) {
       }
 
       for (const stream of ["", "$logs"]) {
-        const rows = await ctx.db.selectFrom("events").select("event").where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms").orderBy("seq").execute();
+        const rows = await ctx.db
+          .selectFrom("events")
+          .select("event")
+          .where("emitter_id", "=", emitterId)
+          .where("stream", "=", stream)
+          .orderBy("ms")
+          .orderBy("seq")
+          .execute();
         assert.equal(rows.length, EVENTS_KEPT_PER_STREAM, `stream "${stream}" keeps the newest ${EVENTS_KEPT_PER_STREAM}`);
         assert.deepEqual(
           rows.map((row) => JSON.parse(row.event).i),
@@ -64,7 +79,12 @@ for (const dialect of DIALECTS) {
         );
       }
 
-      const usage = await ctx.db.selectFrom("usage_daily").select(["invocations", "compute_ms"]).where("user_id", "=", userId).where("day", "=", utcDay(clock.now())).executeTakeFirstOrThrow();
+      const usage = await ctx.db
+        .selectFrom("usage_daily")
+        .select(["invocations", "compute_ms"])
+        .where("user_id", "=", userId)
+        .where("day", "=", utcDay(clock.now()))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(usage.invocations), executions);
       assert.equal(Number(usage.compute_ms), executions * 2);
     });
@@ -78,8 +98,16 @@ for (const dialect of DIALECTS) {
       });
       await Promise.all(good);
       await assert.rejects(bad, /this unit fails/);
-      const afterwards = await ctx.db.selectFrom("usage_daily").select("invocations").where("user_id", "=", userId).executeTakeFirstOrThrow();
-      assert.equal(Number(afterwards.invocations) - Number(before.invocations), 5, "the failed unit's count is rolled back, the others' are kept");
+      const afterwards = await ctx.db
+        .selectFrom("usage_daily")
+        .select("invocations")
+        .where("user_id", "=", userId)
+        .executeTakeFirstOrThrow();
+      assert.equal(
+        Number(afterwards.invocations) - Number(before.invocations),
+        5,
+        "the failed unit's count is rolled back, the others' are kept",
+      );
     });
 
     it("outside a grouped transaction, deferred writes run at once", async () => {

@@ -25,7 +25,7 @@ const insertJobs = rowInserter("jobs", {
 const job = (id: string, overrides: Partial<JobsTable> = {}): JobsTable => ({
   id,
   type: "test",
-  payload: JSON.stringify({ id, quote: "it's \"quoted\" and $1" }),
+  payload: JSON.stringify({ id, quote: 'it\'s "quoted" and $1' }),
   user_id: null,
   concurrency_key: `key-${id}`,
   run_at: 1_700_000_000_000,
@@ -50,11 +50,20 @@ for (const dialect of DIALECTS) {
     });
 
     it("inserts every row with every column as given", async () => {
-      const rows = [job("job_a"), job("job_b", { user_id: "u_1", lease_token: "t", locked_until: 5, last_error: "boom" }), job("job_c", { concurrency_key: null })];
+      const rows = [
+        job("job_a"),
+        job("job_b", { user_id: "u_1", lease_token: "t", locked_until: 5, last_error: "boom" }),
+        job("job_c", { concurrency_key: null }),
+      ];
       await insertJobs.execute(store.db, rows);
       const stored = await store.db.selectFrom("jobs").selectAll().where("id", "in", ["job_a", "job_b", "job_c"]).orderBy("id").execute();
       assert.deepEqual(
-        stored.map((row) => ({ ...row, run_at: Number(row.run_at), created_at: Number(row.created_at), locked_until: row.locked_until === null ? null : Number(row.locked_until) })),
+        stored.map((row) => ({
+          ...row,
+          run_at: Number(row.run_at),
+          created_at: Number(row.created_at),
+          locked_until: row.locked_until === null ? null : Number(row.locked_until),
+        })),
         rows,
       );
     });

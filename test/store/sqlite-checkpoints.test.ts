@@ -92,7 +92,9 @@ describe("SQLite checkpoints in a thread", () => {
   it("the thread checkpoints once more before it answers a hold, so the service's connection copies little", async () => {
     // The thread's own turn never comes (an hour): only the hold makes it checkpoint.
     const { store, file } = await open({ startAtWalBytes: Number.POSITIVE_INFINITY });
-    const thread = new Worker(new URL("../../src/store/checkpoint-thread.js", import.meta.url), { workerData: { file, intervalMs: 3_600_000 } satisfies CheckpointThreadData });
+    const thread = new Worker(new URL("../../src/store/checkpoint-thread.js", import.meta.url), {
+      workerData: { file, intervalMs: 3_600_000 } satisfies CheckpointThreadData,
+    });
     try {
       const before = statSync(file).size;
       await write(store, 200);
@@ -108,10 +110,15 @@ describe("SQLite checkpoints in a thread", () => {
   });
 
   it("checkpoints on the service's connection again when the thread exits", async () => {
-    const { store } = await open({ startAtWalBytes: 64 * 1024, threadModule: new URL("./fixtures/exiting-checkpoint-thread.js", import.meta.url) });
+    const { store } = await open({
+      startAtWalBytes: 64 * 1024,
+      threadModule: new URL("./fixtures/exiting-checkpoint-thread.js", import.meta.url),
+    });
     try {
       await write(store, 100); // past the threshold: the (stand-in) thread starts and exits
-      await waitFor(async () => (await autocheckpointPages(store)) === 1000, { what: "the connection checkpoints itself (SQLite's default of 1,000 pages)" });
+      await waitFor(async () => (await autocheckpointPages(store)) === 1000, {
+        what: "the connection checkpoints itself (SQLite's default of 1,000 pages)",
+      });
       assert.equal(store.checkpoints!.threadRunning, false);
     } finally {
       await store.close();

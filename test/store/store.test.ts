@@ -22,9 +22,23 @@ describe("cursors", () => {
     assert.deepEqual(decodeCursor(encodeCursor([1767225600000, "wh_abc_DEF-1"])), [1767225600000, "wh_abc_DEF-1"]);
   });
   it("refuse anything else as a validation error", () => {
-    const bad = ["", "!!", encodeCursor([1, 2]), encodeCursor(["1", "x"]), encodeCursor([1.5, "x"]), encodeCursor([2 ** 60, "x"]), encodeCursor([1, "a b"]), encodeCursor([1, "x", 3]), Buffer.from("{}").toString("base64url")];
+    const bad = [
+      "",
+      "!!",
+      encodeCursor([1, 2]),
+      encodeCursor(["1", "x"]),
+      encodeCursor([1.5, "x"]),
+      encodeCursor([2 ** 60, "x"]),
+      encodeCursor([1, "a b"]),
+      encodeCursor([1, "x", 3]),
+      Buffer.from("{}").toString("base64url"),
+    ];
     for (const cursor of bad) {
-      assert.throws(() => decodeCursor(cursor), (error: any) => error.code === "VALIDATION", cursor);
+      assert.throws(
+        () => decodeCursor(cursor),
+        (error: any) => error.code === "VALIDATION",
+        cursor,
+      );
     }
   });
 });
@@ -51,7 +65,13 @@ for (const dialect of DIALECTS) {
 
     it("applies every migration once, and re-opening the same database changes nothing", async () => {
       const names = async (s: Store) =>
-        (await s.db.selectFrom("kysely_migration" as any).select("name" as any).orderBy("name" as any).execute()).map((r: any) => r.name as string);
+        (
+          await s.db
+            .selectFrom("kysely_migration" as any)
+            .select("name" as any)
+            .orderBy("name" as any)
+            .execute()
+        ).map((r: any) => r.name as string);
       const expected = Object.keys(migrations).sort();
       assert.deepEqual(await names(store), expected);
       for (let i = 0; i < 2; i++) {
@@ -78,8 +98,13 @@ for (const dialect of DIALECTS) {
 
     it("a username is unique, also when creates race", async () => {
       await createUser({ ctx, input: { username: "unique1", email: "u@example.test" } });
-      await assert.rejects(createUser({ ctx, input: { username: "unique1", email: "u@example.test" } }), (error: any) => error.code === "CONFLICT");
-      const raced = await Promise.allSettled(Array.from({ length: 6 }, () => createUser({ ctx, input: { username: "racer", email: "r@example.test" } })));
+      await assert.rejects(
+        createUser({ ctx, input: { username: "unique1", email: "u@example.test" } }),
+        (error: any) => error.code === "CONFLICT",
+      );
+      const raced = await Promise.allSettled(
+        Array.from({ length: 6 }, () => createUser({ ctx, input: { username: "racer", email: "r@example.test" } })),
+      );
       assert.equal(raced.filter((r) => r.status === "fulfilled").length, 1);
       for (const r of raced) if (r.status === "rejected") assert.equal(r.reason.code, "CONFLICT", String(r.reason));
     });
@@ -94,10 +119,14 @@ for (const dialect of DIALECTS) {
 
       it("concurrent identical creates make one subscription", async () => {
         const results = await Promise.all(
-          Array.from({ length: 8 }, () => createSubscription({ ctx, actor: { userId }, input: { emitter_id: "p_*", listener_id: hookId, event_name: "$errors" } })),
+          Array.from({ length: 8 }, () =>
+            createSubscription({ ctx, actor: { userId }, input: { emitter_id: "p_*", listener_id: hookId, event_name: "$errors" } }),
+          ),
         );
         assert.equal(new Set(results.map((r) => r.id)).size, 1);
-        const rows = (await listSubscriptions({ ctx, actor: { userId } })).filter((s) => s.emitter_id === "p_*" && s.event_name === "$errors");
+        const rows = (await listSubscriptions({ ctx, actor: { userId } })).filter(
+          (s) => s.emitter_id === "p_*" && s.event_name === "$errors",
+        );
         assert.equal(rows.length, 1);
       });
 

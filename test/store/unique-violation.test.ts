@@ -22,15 +22,36 @@ for (const dialect of DIALECTS) {
 
     it("recognises a duplicate event key (the id race between processes), and not other errors", async () => {
       await store.db.insertInto("events").values(event).execute();
-      const clash = await store.db.insertInto("events").values(event).execute().then(() => undefined, (error: unknown) => error);
+      const clash = await store.db
+        .insertInto("events")
+        .values(event)
+        .execute()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       assert.ok(clash, "the duplicate insert failed");
       assert.equal(isUniqueViolation(clash), true);
-      const other = await store.db.selectFrom("no_such_table" as any).selectAll().execute().then(() => undefined, (error: unknown) => error);
+      const other = await store.db
+        .selectFrom("no_such_table" as any)
+        .selectAll()
+        .execute()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       assert.equal(isUniqueViolation(other), false);
     });
 
     it("retries a store that lost an event-id race, and only that", async () => {
-      const duplicate = await store.db.insertInto("events").values(event).execute().then(() => undefined, (error: unknown) => error);
+      const duplicate = await store.db
+        .insertInto("events")
+        .values(event)
+        .execute()
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       let calls = 0;
       const stored = await retryOnEventIdClash(async () => {
         calls++;

@@ -30,26 +30,187 @@ const CREDENTIALS = { token: "upgrade-secret-4c2f", refresh: "r-1" };
 
 /** The fixture: table → rows, in the previous release's columns. */
 function fixture(key: Buffer): Array<[string, Record<string, unknown>[]]> {
-  const event = (seq: number) => ({ emitter_id: "dc_up1", ms: T + seq, seq: 0, id: `${T + seq}-0`, user_id: "u_up1", stream: "default", event: JSON.stringify({ n: seq }), metadata: JSON.stringify({ ts: T + seq }) });
+  const event = (seq: number) => ({
+    emitter_id: "dc_up1",
+    ms: T + seq,
+    seq: 0,
+    id: `${T + seq}-0`,
+    user_id: "u_up1",
+    stream: "default",
+    event: JSON.stringify({ n: seq }),
+    metadata: JSON.stringify({ ts: T + seq }),
+  });
   return [
-    ["users", [
-      { id: "u_up1", username: "ursula", email: "ursula@example.test", plan: "paid", created_at: T, updated_at: T + 1 },
-      { id: "u_up2", username: "uwe", email: "uwe@example.test", plan: "free", created_at: T, updated_at: T },
-    ]],
-    ["api_keys", [{ id: "key_up1", user_id: "u_up1", key_hash: hashApiKey(API_KEY), key_hint: "grad", created_at: T, name: "ci", expires_at: T + 86_400_000, last_used_at: T + 5 }]],
-    ["components", [
-      { id: "c_up1", user_id: "u_up1", key: "up-echo", name: "Up Echo", version: "1.0.0", code: "export default { run() {} }", code_hash: "a".repeat(64), component_url: null, metadata: JSON.stringify({ props: [] }), created_at: T, updated_at: T, files: JSON.stringify({ "lib/x.mjs": "export const x = 1;" }) },
-      // A published registry component: 015 makes its key stand for it.
-      { id: "c_pub1", user_id: null, key: "http-new-requests", name: "New Requests", version: "0.1.0", code: "export default { run() {} }", code_hash: "b".repeat(64), component_url: null, metadata: "{}", created_at: T, updated_at: T, files: null },
-    ]],
-    ["sources", [{ id: "dc_up1", user_id: "u_up1", component_id: "c_up1", name: "up-echo", name_slug: "up-echo", configured_props: JSON.stringify({ http: {} }), active: 1, endpoint_key: "enupgrade1", custom_response: 0, timer_interval_seconds: 60, timer_cron: null, next_run_at: T + 60_000, state: JSON.stringify({ cursor: 7 }), dedupe_state: "{}", run_lock_until: null, created_at: T, updated_at: T }]],
+    [
+      "users",
+      [
+        { id: "u_up1", username: "ursula", email: "ursula@example.test", plan: "paid", created_at: T, updated_at: T + 1 },
+        { id: "u_up2", username: "uwe", email: "uwe@example.test", plan: "free", created_at: T, updated_at: T },
+      ],
+    ],
+    [
+      "api_keys",
+      [
+        {
+          id: "key_up1",
+          user_id: "u_up1",
+          key_hash: hashApiKey(API_KEY),
+          key_hint: "grad",
+          created_at: T,
+          name: "ci",
+          expires_at: T + 86_400_000,
+          last_used_at: T + 5,
+        },
+      ],
+    ],
+    [
+      "components",
+      [
+        {
+          id: "c_up1",
+          user_id: "u_up1",
+          key: "up-echo",
+          name: "Up Echo",
+          version: "1.0.0",
+          code: "export default { run() {} }",
+          code_hash: "a".repeat(64),
+          component_url: null,
+          metadata: JSON.stringify({ props: [] }),
+          created_at: T,
+          updated_at: T,
+          files: JSON.stringify({ "lib/x.mjs": "export const x = 1;" }),
+        },
+        // A published registry component: 015 makes its key stand for it.
+        {
+          id: "c_pub1",
+          user_id: null,
+          key: "http-new-requests",
+          name: "New Requests",
+          version: "0.1.0",
+          code: "export default { run() {} }",
+          code_hash: "b".repeat(64),
+          component_url: null,
+          metadata: "{}",
+          created_at: T,
+          updated_at: T,
+          files: null,
+        },
+      ],
+    ],
+    [
+      "sources",
+      [
+        {
+          id: "dc_up1",
+          user_id: "u_up1",
+          component_id: "c_up1",
+          name: "up-echo",
+          name_slug: "up-echo",
+          configured_props: JSON.stringify({ http: {} }),
+          active: 1,
+          endpoint_key: "enupgrade1",
+          custom_response: 0,
+          timer_interval_seconds: 60,
+          timer_cron: null,
+          next_run_at: T + 60_000,
+          state: JSON.stringify({ cursor: 7 }),
+          dedupe_state: "{}",
+          run_lock_until: null,
+          created_at: T,
+          updated_at: T,
+        },
+      ],
+    ],
     ["events", [event(1), event(2), event(3)]],
-    ["webhooks", [{ id: "wh_up1", user_id: "u_up1", name: "hook", description: "d", url: "https://hooks.example.test/in", active: 1, signing_secret: "whsec_up", previous_secret: null, previous_secret_expires_at: null, created_at: T, updated_at: T }]],
+    [
+      "webhooks",
+      [
+        {
+          id: "wh_up1",
+          user_id: "u_up1",
+          name: "hook",
+          description: "d",
+          url: "https://hooks.example.test/in",
+          active: 1,
+          signing_secret: "whsec_up",
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          created_at: T,
+          updated_at: T,
+        },
+      ],
+    ],
     ["subscriptions", [{ id: "sub_up1", user_id: "u_up1", emitter_id: "dc_up1", listener_id: "wh_up1", event_name: "", created_at: T }]],
-    ["deliveries", [{ id: "dl_up1", user_id: "u_up1", listener_id: "wh_up1", emitter_id: "dc_up1", event_id: `${T + 1}-0`, stream: "default", event: JSON.stringify({ n: 1 }), hops: 0, status: "pending", attempts: 1, next_attempt_at: T + 10, last_attempt_at: T + 5, created_at: T, updated_at: T + 5 }]],
-    ["delivery_attempts", [{ id: "da_up1", delivery_id: "dl_up1", attempted_at: T + 5, status_code: 503, duration_ms: 12, response_excerpt: "busy", error: null }]],
-    ["jobs", [{ id: "job_up1", type: "deliver", payload: JSON.stringify({ deliveryId: "dl_up1" }), user_id: "u_up1", concurrency_key: "wh_up1", run_at: T + 10, attempts: 1, lease_token: null, locked_until: null, last_error: "HTTP 503", created_at: T }]],
-    ["connected_accounts", [{ id: "apn_up1", user_id: "u_up1", app: "demo", name: "demo account", fields: JSON.stringify(Object.keys(CREDENTIALS)), credentials: encryptText(key, JSON.stringify(CREDENTIALS), "apn_up1"), source_id: null, prop_name: null, created_at: T, updated_at: T }]],
+    [
+      "deliveries",
+      [
+        {
+          id: "dl_up1",
+          user_id: "u_up1",
+          listener_id: "wh_up1",
+          emitter_id: "dc_up1",
+          event_id: `${T + 1}-0`,
+          stream: "default",
+          event: JSON.stringify({ n: 1 }),
+          hops: 0,
+          status: "pending",
+          attempts: 1,
+          next_attempt_at: T + 10,
+          last_attempt_at: T + 5,
+          created_at: T,
+          updated_at: T + 5,
+        },
+      ],
+    ],
+    [
+      "delivery_attempts",
+      [
+        {
+          id: "da_up1",
+          delivery_id: "dl_up1",
+          attempted_at: T + 5,
+          status_code: 503,
+          duration_ms: 12,
+          response_excerpt: "busy",
+          error: null,
+        },
+      ],
+    ],
+    [
+      "jobs",
+      [
+        {
+          id: "job_up1",
+          type: "deliver",
+          payload: JSON.stringify({ deliveryId: "dl_up1" }),
+          user_id: "u_up1",
+          concurrency_key: "wh_up1",
+          run_at: T + 10,
+          attempts: 1,
+          lease_token: null,
+          locked_until: null,
+          last_error: "HTTP 503",
+          created_at: T,
+        },
+      ],
+    ],
+    [
+      "connected_accounts",
+      [
+        {
+          id: "apn_up1",
+          user_id: "u_up1",
+          app: "demo",
+          name: "demo account",
+          fields: JSON.stringify(Object.keys(CREDENTIALS)),
+          credentials: encryptText(key, JSON.stringify(CREDENTIALS), "apn_up1"),
+          source_id: null,
+          prop_name: null,
+          created_at: T,
+          updated_at: T,
+        },
+      ],
+    ],
     ["usage_daily", [{ user_id: "u_up1", day: "2025-11-24", invocations: 42, compute_ms: 1234 }]],
   ];
 }
@@ -66,7 +227,8 @@ for (const dialect of DIALECTS) {
     let store: Store;
     let rows: Array<[string, Record<string, unknown>[]]>;
     // The key file's key on SQLite (made by the previous release's first start), SLUICE_SECRET_KEY on PostgreSQL.
-    const env = (db: TestDatabase) => (db.databaseUrl ? { DATABASE_URL: db.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : { SLUICE_DATA_DIR: db.dataDir });
+    const env = (db: TestDatabase) =>
+      db.databaseUrl ? { DATABASE_URL: db.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : { SLUICE_DATA_DIR: db.dataDir };
     let key: Buffer;
 
     before(async () => {
@@ -87,7 +249,9 @@ for (const dialect of DIALECTS) {
 
     it("applies every migration made since", async () => {
       assert.ok(knownMigrations().indexOf(PREVIOUS_RELEASE) < knownMigrations().length - 1, "the fixture is older than the current schema");
-      const applied = (await (store.db as any).selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r: { name: string }) => r.name);
+      const applied = (await (store.db as any).selectFrom("kysely_migration").select("name").orderBy("name").execute()).map(
+        (r: { name: string }) => r.name,
+      );
       assert.deepEqual(applied, knownMigrations());
     });
 
@@ -107,13 +271,20 @@ for (const dialect of DIALECTS) {
       const account = await store.db.selectFrom("connected_accounts").selectAll().where("id", "=", "apn_up1").executeTakeFirstOrThrow();
       assert.deepEqual(JSON.parse(decryptText(key, account.credentials, "apn_up1")!), CREDENTIALS);
       assert.ok(await store.db.selectFrom("api_keys").select("id").where("key_hash", "=", hashApiKey(API_KEY)).executeTakeFirst());
-      const published = await store.db.selectFrom("registry_components").selectAll().where("key", "=", "http-new-requests").executeTakeFirst();
+      const published = await store.db
+        .selectFrom("registry_components")
+        .selectAll()
+        .where("key", "=", "http-new-requests")
+        .executeTakeFirst();
       assert.equal(published?.component_id, "c_pub1");
     });
 
     it("a key other than the previous release's is refused, not silently used", async () => {
       const wrong = randomBytes(32).toString("hex");
-      await assert.rejects(loadCredentialKey(store.db, { ...loadConfig(env(database)), secretKey: Buffer.from(wrong, "hex") }), /not the key the database's connected accounts were encrypted with/);
+      await assert.rejects(
+        loadCredentialKey(store.db, { ...loadConfig(env(database)), secretKey: Buffer.from(wrong, "hex") }),
+        /not the key the database's connected accounts were encrypted with/,
+      );
     });
   });
 }

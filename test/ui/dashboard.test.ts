@@ -42,7 +42,10 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
     page.setDefaultTimeout(TIMEOUT);
     page.on("request", (request) => requested.push(request.url()));
     // CSP violations and script errors show up here; a working page has none.
-    page.on("console", (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()));
+    page.on(
+      "console",
+      (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()),
+    );
     page.on("pageerror", (error) => problems.push(error.message));
     page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
   });
@@ -139,11 +142,18 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
 
     await delivery.getByRole("button", { name: "Resend" }).click();
     await waitFor(() => receiver.at("/failing").length > attemptsBefore, TIMEOUT);
-    await page.waitForFunction((n) => document.querySelectorAll(".delivery.failed tr.attempt").length > n, attemptsBefore, { timeout: TIMEOUT });
+    await page.waitForFunction((n) => document.querySelectorAll(".delivery.failed tr.attempt").length > n, attemptsBefore, {
+      timeout: TIMEOUT,
+    });
   });
 
   it("shows a workflow's steps and its errors live, and replays one", async () => {
-    const steps = [{ name: "always_fails", code: `export default { async run() { console.log("about to fail"); throw new TypeError("boom from step"); } };` }];
+    const steps = [
+      {
+        name: "always_fails",
+        code: `export default { async run() { console.log("about to fail"); throw new TypeError("boom from step"); } };`,
+      },
+    ];
     const created = await account.api.post("/workflows", { name: "failing flow", steps });
     assert.equal(created.status, 200, created.text);
     const workflow = created.body.data;
@@ -160,7 +170,9 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
     await error.getByRole("button", { name: "Replay" }).click();
     await error.getByRole("button", { name: "Replay queued" }).waitFor();
     // The replay fails the same way: a second error arrives.
-    await page.waitForFunction(() => document.querySelectorAll('[data-stream="$errors"] .event').length >= 2, undefined, { timeout: TIMEOUT });
+    await page.waitForFunction(() => document.querySelectorAll('[data-stream="$errors"] .event').length >= 2, undefined, {
+      timeout: TIMEOUT,
+    });
   });
 
   it("deactivates, activates and deletes a source", async () => {
@@ -183,7 +195,10 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
   it("shows usage and quotas, and never puts the key in a URL", async () => {
     await page.getByRole("link", { name: "Usage" }).click();
     await page.getByText("Storage quota (bytes)").waitFor();
-    assert.deepEqual(requested.filter((u) => u.includes(account.apiKey)), []);
+    assert.deepEqual(
+      requested.filter((u) => u.includes(account.apiKey)),
+      [],
+    );
     assert.deepEqual(problems, []);
   });
 });

@@ -32,7 +32,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   const parsed = text ? safeParse(text) : undefined;
   if (!res.ok) {
     if (res.status === 401 && !key) session.clear();
-    const message = parsed?.error?.message ?? parsed?.message ?? (typeof parsed?.error === "string" ? parsed.error : undefined) ?? `${res.status} ${res.statusText}`;
+    const message =
+      parsed?.error?.message ??
+      parsed?.message ??
+      (typeof parsed?.error === "string" ? parsed.error : undefined) ??
+      `${res.status} ${res.statusText}`;
     throw new ApiError(String(message), res.status);
   }
   return parsed as T;

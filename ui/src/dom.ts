@@ -33,12 +33,21 @@ export function mount(parent: Element, ...children: Child[]): void {
 export const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** Timestamps in the API are Unix seconds in some places and milliseconds in others. */
-export const time = (t: number) => new Date(t < 1e11 ? t * 1000 : t).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+export const time = (t: number) =>
+  new Date(t < 1e11 ? t * 1000 : t)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
 
 /** A collapsed JSON view: the first line shows a preview, opening it shows everything. */
 export function jsonView(value: unknown, label?: string): HTMLElement {
   const preview = JSON.stringify(value) ?? "undefined";
-  return h("details", { class: "json" }, h("summary", {}, label ? h("b", {}, label, " ") : null, preview.length > 120 ? `${preview.slice(0, 120)}…` : preview), h("pre", {}, json(value)));
+  return h(
+    "details",
+    { class: "json" },
+    h("summary", {}, label ? h("b", {}, label, " ") : null, preview.length > 120 ? `${preview.slice(0, 120)}…` : preview),
+    h("pre", {}, json(value)),
+  );
 }
 
 export function errorBox(error: unknown): HTMLElement {

@@ -11,7 +11,10 @@ export interface CodeEditor {
   value(): string;
 }
 
-const theme = EditorView.theme({ "&": { maxHeight: "28rem", minHeight: "12rem", backgroundColor: "#fff" }, ".cm-scroller": { overflow: "auto" } });
+const theme = EditorView.theme({
+  "&": { maxHeight: "28rem", minHeight: "12rem", backgroundColor: "#fff" },
+  ".cm-scroller": { overflow: "auto" },
+});
 
 export function codeEditor(initial: string, label: string): CodeEditor {
   const element = document.createElement("div");

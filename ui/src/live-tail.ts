@@ -21,7 +21,10 @@ export async function followTail(options: TailOptions): Promise<void> {
   let lastId = options.lastEventId;
   while (!options.signal.aborted) {
     try {
-      const res = await fetch(`/v1${options.path}`, { headers: { ...headers(), accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) }, signal: options.signal });
+      const res = await fetch(`/v1${options.path}`, {
+        headers: { ...headers(), accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) },
+        signal: options.signal,
+      });
       if (!res.ok || !res.body) {
         options.onState?.("error", `${res.status} ${res.statusText}`);
         if (res.status === 401 || res.status === 403 || res.status === 404) return;

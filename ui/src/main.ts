@@ -46,7 +46,10 @@ async function render(): Promise<void> {
   leave = new AbortController();
   const signal = leave.signal;
   if (!session.key()) {
-    mount(root, loginPage(() => (location.hash === "#/sources" ? void render() : go("/sources"))));
+    mount(
+      root,
+      loginPage(() => (location.hash === "#/sources" ? void render() : go("/sources"))),
+    );
     return;
   }
   const path = currentPath();

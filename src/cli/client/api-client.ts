@@ -33,7 +33,10 @@ export class ApiClient {
     } catch {
       body = undefined;
     }
-    if (!response.ok) throw new CommandFailed(`the server refused: ${body?.error ?? (text.slice(0, 200) || response.statusText)} (HTTP ${response.status})`);
+    if (!response.ok)
+      throw new CommandFailed(
+        `the server refused: ${body?.error ?? (text.slice(0, 200) || response.statusText)} (HTTP ${response.status})`,
+      );
     return body as T;
   }
 
@@ -58,7 +61,9 @@ export class ApiClient {
     } catch (error) {
       if ((error as Error).name === "AbortError") throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new CommandFailed(`cannot reach the server at ${this.settings.apiUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      throw new CommandFailed(
+        `cannot reach the server at ${this.settings.apiUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+      );
     }
   }
 }

@@ -7,7 +7,11 @@ export type ResourceKind = "source" | "workflow" | "webhook";
 
 export const KIND_OF_PREFIX: Record<string, ResourceKind> = { dc: "source", p: "workflow", wh: "webhook" };
 export const PATH_OF_KIND: Record<ResourceKind, string> = { source: "/sources", workflow: "/workflows", webhook: "/webhooks" };
-const LIST_OF_KIND: Record<ResourceKind, string> = { source: "/users/me/sources", workflow: "/users/me/workflows", webhook: "/users/me/webhooks" };
+const LIST_OF_KIND: Record<ResourceKind, string> = {
+  source: "/users/me/sources",
+  workflow: "/users/me/workflows",
+  webhook: "/users/me/webhooks",
+};
 
 export interface Resolved {
   id: string;
@@ -26,10 +30,13 @@ export async function resolveRef(client: ApiClient, ref: string, kinds: Resource
   const matches: Array<Resolved & { name: string }> = [];
   for (const candidate of kinds) {
     const items = await client.all<{ id: string; name?: string | null; name_slug?: string }>(LIST_OF_KIND[candidate]);
-    for (const item of items) if (item.name === ref || item.name_slug === ref) matches.push({ id: item.id, kind: candidate, name: item.name ?? "" });
+    for (const item of items)
+      if (item.name === ref || item.name_slug === ref) matches.push({ id: item.id, kind: candidate, name: item.name ?? "" });
   }
   if (matches.length === 1) return matches[0]!;
   const what = kinds.join(" or ");
   if (matches.length === 0) throw new CommandFailed(`no ${what} has the id or name "${ref}"`);
-  throw new CommandFailed(`"${ref}" names ${matches.length} resources; use an id:\n${matches.map((m) => `  ${m.id}  ${m.kind}  ${m.name}`).join("\n")}`);
+  throw new CommandFailed(
+    `"${ref}" names ${matches.length} resources; use an id:\n${matches.map((m) => `  ${m.id}  ${m.kind}  ${m.name}`).join("\n")}`,
+  );
 }

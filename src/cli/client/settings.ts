@@ -27,7 +27,8 @@ export const DEFAULT_PROFILE = "default";
 let chosenProfile: string | undefined;
 
 export function chooseProfile(name: string | undefined): void {
-  if (name !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UsageError(`a profile name has 1-64 letters, digits, ".", "_" or "-", got "${name}"`);
+  if (name !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+    throw new UsageError(`a profile name has 1-64 letters, digits, ".", "_" or "-", got "${name}"`);
   chosenProfile = name;
 }
 
@@ -49,8 +50,10 @@ function readConfig(env: NodeJS.ProcessEnv): ConfigFile {
   } catch {
     throw new CommandFailed(`${path} is not valid JSON; run \`sluice login\` again`);
   }
-  if (parsed && typeof parsed.profiles === "object" && parsed.profiles !== null) return { profiles: parsed.profiles as Record<string, StoredProfile> };
-  if (parsed && (typeof parsed.api_url === "string" || typeof parsed.api_key === "string")) return { profiles: { [DEFAULT_PROFILE]: { api_url: parsed.api_url, api_key: parsed.api_key } } };
+  if (parsed && typeof parsed.profiles === "object" && parsed.profiles !== null)
+    return { profiles: parsed.profiles as Record<string, StoredProfile> };
+  if (parsed && (typeof parsed.api_url === "string" || typeof parsed.api_key === "string"))
+    return { profiles: { [DEFAULT_PROFILE]: { api_url: parsed.api_url, api_key: parsed.api_key } } };
   return { profiles: {} };
 }
 
@@ -69,7 +72,9 @@ export function loadClientSettings(env: NodeJS.ProcessEnv = process.env): Client
   const apiKey = env.SLUICE_API_KEY || (typeof stored.api_key === "string" ? stored.api_key : undefined);
   if (!apiUrl || !apiKey) {
     const login = name === DEFAULT_PROFILE ? "`sluice login`" : `\`sluice login --profile ${name}\``;
-    throw new CommandFailed(`no server configured${name === DEFAULT_PROFILE ? "" : ` for the profile "${name}"`}: run ${login}, or set SLUICE_API_URL and SLUICE_API_KEY`);
+    throw new CommandFailed(
+      `no server configured${name === DEFAULT_PROFILE ? "" : ` for the profile "${name}"`}: run ${login}, or set SLUICE_API_URL and SLUICE_API_KEY`,
+    );
   }
   return { apiUrl: normalizeApiUrl(apiUrl), apiKey };
 }

@@ -10,7 +10,11 @@ import type { LocalComponent } from "./local-files.js";
 
 /** `line`, `column` (1-based) and the message of the first syntax error in `code`, if any. */
 export function syntaxErrorIn(code: string): { line: number; column: number; message: string } | undefined {
-  const check = spawnSync(process.execPath, ["--check", `--input-type=${looksLikeEsm(code) ? "module" : "commonjs"}`], { input: code, encoding: "utf8", timeout: 10_000 });
+  const check = spawnSync(process.execPath, ["--check", `--input-type=${looksLikeEsm(code) ? "module" : "commonjs"}`], {
+    input: code,
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   if (check.status === 0 || typeof check.stderr !== "string") return undefined;
   // [stdin]:LINE, the line, a caret line under the offending token, a blank line, then "SyntaxError: …".
   const lines = check.stderr.split("\n");
@@ -27,10 +31,15 @@ export function withSyntaxLocation(error: unknown, local: LocalComponent): unkno
   const [entry, ...imported] = local.paths;
   // local-files.ts records each imported file's path and code in the same order.
   const codes = Object.values(local.files);
-  const sources = [[entry!, local.code], ...imported.map((path, i) => [path, codes[i] ?? ""])].filter(([path]) => !path!.endsWith(".json")) as Array<[string, string]>;
+  const sources = [[entry!, local.code], ...imported.map((path, i) => [path, codes[i] ?? ""])].filter(
+    ([path]) => !path!.endsWith(".json"),
+  ) as Array<[string, string]>;
   for (const [path, code] of sources) {
     const found = syntaxErrorIn(code);
-    if (found) return new CommandFailed(`${relative(process.cwd(), path) || path}:${found.line}:${found.column}: ${found.message}\n(${error.message})`);
+    if (found)
+      return new CommandFailed(
+        `${relative(process.cwd(), path) || path}:${found.line}:${found.column}: ${found.message}\n(${error.message})`,
+      );
   }
   return error;
 }

@@ -26,10 +26,19 @@ export interface JsonOption {
 
 /** Source fields shown after deploy and update: where it takes HTTP requests and e-mail. */
 export function sourceLines(source: { id: string; name: string; configured_props?: Record<string, any>; active?: boolean }): string {
-  const shown = (field: string): string | undefined => Object.values(source.configured_props ?? {}).find((value) => value && typeof value === "object" && typeof value[field] === "string")?.[field];
+  const shown = (field: string): string | undefined =>
+    Object.values(source.configured_props ?? {}).find((value) => value && typeof value === "object" && typeof value[field] === "string")?.[
+      field
+    ];
   const endpoint = shown("endpoint_url");
   const email = shown("email_address");
   return (
-    [`id:       ${source.id}`, `name:     ${source.name}`, ...(endpoint ? [`endpoint: ${endpoint}`] : []), ...(email ? [`email:    ${email}`] : []), ...(source.active === false ? ["active:   false"] : [])].join("\n") + "\n"
+    [
+      `id:       ${source.id}`,
+      `name:     ${source.name}`,
+      ...(endpoint ? [`endpoint: ${endpoint}`] : []),
+      ...(email ? [`email:    ${email}`] : []),
+      ...(source.active === false ? ["active:   false"] : []),
+    ].join("\n") + "\n"
   );
 }

@@ -35,7 +35,10 @@ export function componentFields(given: string): ComponentChoice {
   const target = entryOf(given);
   if (existsSync(target) || /[/\\]|\.(m|c)?[jt]s$/.test(target)) {
     const local = readLocalComponent(target);
-    return { fields: { component_code: local.code, ...(Object.keys(local.files).length > 0 ? { component_files: local.files } : {}) }, local };
+    return {
+      fields: { component_code: local.code, ...(Object.keys(local.files).length > 0 ? { component_files: local.files } : {}) },
+      local,
+    };
   }
   return { fields: { component_id: target } };
 }
@@ -54,7 +57,13 @@ async function sourcesRunning(api: ApiClient, key: string): Promise<Array<{ id: 
   const sources = await api.all<{ id: string; name: string; component_id: string }>("/users/me/sources");
   const keys = new Map<string, string | null>();
   for (const id of new Set(sources.map((source) => source.component_id))) {
-    keys.set(id, await api.get(`/components/${encodeURIComponent(id)}`).then(({ data }) => data.key as string | null, () => null));
+    keys.set(
+      id,
+      await api.get(`/components/${encodeURIComponent(id)}`).then(
+        ({ data }) => data.key as string | null,
+        () => null,
+      ),
+    );
   }
   return sources.filter((source) => keys.get(source.component_id) === key);
 }
@@ -65,29 +74,51 @@ async function deploy(target: string, options: DeployOptions): Promise<any> {
   const api = client();
   const choice = componentFields(target);
   if ("component_id" in choice.fields) {
-    if (options.update) throw new UsageError("--update takes a file or URL; to update a source from a component key, run `sluice update <source> <key>`");
-    return (await api.request("POST", "/sources", { json: { ...choice.fields, ...(options.name ? { name: options.name } : {}), configured_props: options.prop } })).data;
+    if (options.update)
+      throw new UsageError("--update takes a file or URL; to update a source from a component key, run `sluice update <source> <key>`");
+    return (
+      await api.request("POST", "/sources", {
+        json: { ...choice.fields, ...(options.name ? { name: options.name } : {}), configured_props: options.prop },
+      })
+    ).data;
   }
   // Saved first: the server reads the component's key, which says whether it runs already.
   const { data: component } = await sendingCode(choice, () => api.request("POST", "/components", { json: choice.fields }));
   const running = component.key && !options.name ? await sourcesRunning(api, component.key) : [];
   const list = running.map((source) => `  ${source.id}  ${source.name}`).join("\n");
   if (running.length > 0 && !options.update) {
-    throw new CommandFailed(`the account already runs the component "${component.key}":\n${list}\nadd --update to update it, or --name <name> to deploy another source beside it`);
+    throw new CommandFailed(
+      `the account already runs the component "${component.key}":\n${list}\nadd --update to update it, or --name <name> to deploy another source beside it`,
+    );
   }
-  if (options.update && running.length > 1) throw new CommandFailed(`the component "${component.key}" runs as ${running.length} sources; update one by id with \`sluice update <id> ${target}\`:\n${list}`);
+  if (options.update && running.length > 1)
+    throw new CommandFailed(
+      `the component "${component.key}" runs as ${running.length} sources; update one by id with \`sluice update <id> ${target}\`:\n${list}`,
+    );
   if (options.update && running.length === 1) {
     const { id } = running[0]!;
     const { data: current } = await api.get(`/sources/${id}`);
-    const body = { component_id: component.id, configured_props: { ...configuredProps(current.configured_props), ...options.prop }, active: true };
+    const body = {
+      component_id: component.id,
+      configured_props: { ...configuredProps(current.configured_props), ...options.prop },
+      active: true,
+    };
     return (await api.request("PUT", `/sources/${id}`, { json: body })).data;
   }
-  return (await api.request("POST", "/sources", { json: { component_id: component.id, ...(options.name ? { name: options.name } : {}), configured_props: options.prop } })).data;
+  return (
+    await api.request("POST", "/sources", {
+      json: { component_id: component.id, ...(options.name ? { name: options.name } : {}), configured_props: options.prop },
+    })
+  ).data;
 }
 
 /** The props as configured, from the source's view: an HTTP interface shows its endpoint and an e-mail prop its address, neither configured. */
 export function configuredProps(shown: Record<string, unknown> = {}): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(shown).filter(([, value]) => !(value && typeof value === "object" && ("endpoint_url" in value || "email_address" in value))));
+  return Object.fromEntries(
+    Object.entries(shown).filter(
+      ([, value]) => !(value && typeof value === "object" && ("endpoint_url" in value || "email_address" in value)),
+    ),
+  );
 }
 
 export function deployCommand(program: Command): void {

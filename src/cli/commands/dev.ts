@@ -19,7 +19,10 @@ const STREAMS = ["", "$logs", "$errors"];
 
 type Options = { name?: string; dc?: string; prop: Record<string, unknown>; keep?: boolean; json?: boolean };
 
-const codeFields = (local: LocalComponent) => ({ component_code: local.code, ...(Object.keys(local.files).length > 0 ? { component_files: local.files } : {}) });
+const codeFields = (local: LocalComponent) => ({
+  component_code: local.code,
+  ...(Object.keys(local.files).length > 0 ? { component_files: local.files } : {}),
+});
 
 export function devCommand(program: Command): void {
   program
@@ -49,13 +52,24 @@ async function devSource(api: ApiClient, file: string, local: LocalComponent, op
   if (options.dc) {
     if (!/^dc_[A-Za-z0-9]+$/.test(options.dc)) throw new UsageError(`--dc takes a source id (dc_…), got "${options.dc}"`);
     const props = Object.keys(options.prop).length > 0 ? { configured_props: options.prop } : {};
-    return (await api.request("PUT", `/sources/${options.dc}`, { json: { ...codeFields(local), ...props, ...(options.name ? { name: options.name } : {}), active: true } })).data;
+    return (
+      await api.request("PUT", `/sources/${options.dc}`, {
+        json: { ...codeFields(local), ...props, ...(options.name ? { name: options.name } : {}), active: true },
+      })
+    ).data;
   }
   const name = options.name ?? `dev-${basename(file).replace(/\.[^.]+$/, "")}`;
   return (await api.request("POST", "/sources", { json: { ...codeFields(local), name, configured_props: options.prop } })).data;
 }
 
-async function runDev(api: ApiClient, file: string, sourceId: string, initial: LocalComponent, options: Options, onDeployed: (local: LocalComponent) => void): Promise<void> {
+async function runDev(
+  api: ApiClient,
+  file: string,
+  sourceId: string,
+  initial: LocalComponent,
+  options: Options,
+  onDeployed: (local: LocalComponent) => void,
+): Promise<void> {
   const controller = new AbortController();
   let deployed = JSON.stringify(codeFields(initial));
   let watchers: FSWatcher[] = [];
@@ -91,7 +105,9 @@ async function runDev(api: ApiClient, file: string, sourceId: string, initial: L
     for (const watcher of watchers) watcher.close();
     const byDir = new Map<string, Set<string>>();
     for (const path of paths) (byDir.get(dirname(path)) ?? byDir.set(dirname(path), new Set()).get(dirname(path))!).add(basename(path));
-    watchers = [...byDir].map(([dir, names]) => watch(dir, (_event, changed) => (changed === null || names.has(changed.toString()) ? schedule() : undefined)));
+    watchers = [...byDir].map(([dir, names]) =>
+      watch(dir, (_event, changed) => (changed === null || names.has(changed.toString()) ? schedule() : undefined)),
+    );
   };
   watchFiles(initial.paths);
 
@@ -102,7 +118,8 @@ async function runDev(api: ApiClient, file: string, sourceId: string, initial: L
       query: { event_name: stream || undefined },
       signal: controller.signal,
       onConnected: () => {
-        if (++connected === STREAMS.length) process.stderr.write(`watching ${file} (Ctrl-C to stop${options.keep ? "" : " and delete the source"})\n`);
+        if (++connected === STREAMS.length)
+          process.stderr.write(`watching ${file} (Ctrl-C to stop${options.keep ? "" : " and delete the source"})\n`);
       },
       onEvent: (event) => print(event.data),
     }),

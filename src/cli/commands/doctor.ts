@@ -6,7 +6,9 @@ import { CommandFailed } from "../errors.js";
 export function doctorCommand(program: Command): void {
   program
     .command("doctor")
-    .description("check Node.js and npm, the sandbox, cgroups, disk, database, key, public URL and ports; print what is wrong and how to fix it")
+    .description(
+      "check Node.js and npm, the sandbox, cgroups, disk, database, key, public URL and ports; print what is wrong and how to fix it",
+    )
     .action(async () => {
       const { runDoctor } = await import("../doctor/run-doctor.js");
       const code = await runDoctor({ env: process.env, write: (text) => process.stdout.write(text) });

@@ -16,17 +16,34 @@ export interface ShowOptions {
 export async function showEvents(api: ApiClient, target: Resolved, options: ShowOptions): Promise<void> {
   const base = `${PATH_OF_KIND[target.kind]}/${target.id}`;
   const eventName = options.stream === "" ? undefined : options.stream;
-  const page = options.count > 0 ? await api.get(`${base}/event_summaries`, { limit: Math.min(options.count, 100), expand: "event", event_name: eventName }) : { data: [] };
+  const page =
+    options.count > 0
+      ? await api.get(`${base}/event_summaries`, { limit: Math.min(options.count, 100), expand: "event", event_name: eventName })
+      : { data: [] };
   const newestFirst: any[] = page.data;
   if (options.json && !options.follow) return printJson(newestFirst);
   const print = (summary: any) => process.stdout.write((options.json ? JSON.stringify(summary) : eventLine(summary)) + "\n");
   for (const summary of [...newestFirst].reverse()) print(summary);
   if (!options.follow) return;
-  await followUntilInterrupted(api, `${base}/sse`, { event_name: eventName }, newestFirst[0]?.id, print, `following ${target.id}${eventName ? ` ${eventName}` : ""} (Ctrl-C to stop)`);
+  await followUntilInterrupted(
+    api,
+    `${base}/sse`,
+    { event_name: eventName },
+    newestFirst[0]?.id,
+    print,
+    `following ${target.id}${eventName ? ` ${eventName}` : ""} (Ctrl-C to stop)`,
+  );
 }
 
 /** Follows a tail until SIGINT or SIGTERM; `banner` goes to stderr once connected. */
-export async function followUntilInterrupted(api: ApiClient, path: string, query: Record<string, string | undefined>, lastEventId: string | undefined, print: (summary: any) => void, banner: string): Promise<void> {
+export async function followUntilInterrupted(
+  api: ApiClient,
+  path: string,
+  query: Record<string, string | undefined>,
+  lastEventId: string | undefined,
+  print: (summary: any) => void,
+  banner: string,
+): Promise<void> {
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);

@@ -25,7 +25,12 @@ export function eventCommands(program: Command): void {
     command.action(async (ref: string, options: Options) => {
       const api = client();
       const target = await resolveRef(api, ref, ["source", "workflow"]);
-      await showEvents(api, target, { stream: fixedStream ?? options.stream ?? "", count: options.n, follow: options.follow ?? false, json: options.json ?? false });
+      await showEvents(api, target, {
+        stream: fixedStream ?? options.stream ?? "",
+        count: options.n,
+        follow: options.follow ?? false,
+        json: options.json ?? false,
+      });
     });
   };
   add("events", "show the newest events of a source or workflow; -f follows the live tail", undefined);

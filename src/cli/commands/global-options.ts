@@ -13,6 +13,6 @@ function packageVersion(): string {
 export function globalOptions(program: Command): void {
   program
     .version(packageVersion(), "-v, --version", "print the version of sluice")
-    .option("--profile <name>", "the stored login to use (default: SLUICE_PROFILE, else \"default\")")
+    .option("--profile <name>", 'the stored login to use (default: SLUICE_PROFILE, else "default")')
     .hook("preSubcommand", (command) => chooseProfile(command.opts<{ profile?: string }>().profile));
 }

@@ -19,7 +19,12 @@ export function initCommand(program: Command): void {
       const target = file ?? `${kind}.mjs`;
       if (existsSync(target)) throw new UsageError(`${target} exists; name another file`);
       // The key is the file's name as a slug: keys name a component across its versions.
-      const key = basename(target).replace(/\.[^.]+$/, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || kind;
+      const key =
+        basename(target)
+          .replace(/\.[^.]+$/, "")
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-")
+          .replace(/^-|-$/g, "") || kind;
       writeFileSync(target, TEMPLATES[kind as TemplateKind](key), { flag: "wx" });
       process.stdout.write(`wrote ${target} (a ${kind} with the key "${key}")\n`);
     });

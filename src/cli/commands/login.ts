@@ -67,7 +67,8 @@ export function loginCommand(program: Command): void {
         const { data } = await new ApiClient(settings).get("/users/me");
         const path = await saveClientSettings(settings);
         if (options.json) printJson(data);
-        else process.stdout.write(`logged in to ${settings.apiUrl} as ${data.username}; saved as the profile "${profileName()}" in ${path}\n`);
+        else
+          process.stdout.write(`logged in to ${settings.apiUrl} as ${data.username}; saved as the profile "${profileName()}" in ${path}\n`);
       } finally {
         prompt.close();
       }
@@ -80,6 +81,10 @@ export function logoutCommand(program: Command): void {
     .description("forget the stored server and API key of the profile (--profile, SLUICE_PROFILE, else default)")
     .action(async () => {
       const removed = await removeClientSettings();
-      process.stdout.write(removed ? `logged out: the profile "${profileName()}" was removed from ${configPath()}\n` : `the profile "${profileName()}" was not stored; nothing to do\n`);
+      process.stdout.write(
+        removed
+          ? `logged out: the profile "${profileName()}" was removed from ${configPath()}\n`
+          : `the profile "${profileName()}" was not stored; nothing to do\n`,
+      );
     });
 }

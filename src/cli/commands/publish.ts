@@ -18,7 +18,12 @@ export function publishCommand(program: Command): void {
       const { data } = await sendingCode(choice, () => client().request("POST", "/components", { json: choice.fields }));
       if (options.json) return printJson(data);
       process.stdout.write(
-        [`id:      ${data.id}`, `key:     ${data.key ?? "(none: give the component a key to use it by key)"}`, `name:    ${data.name}`, `version: ${data.version}`].join("\n") + "\n",
+        [
+          `id:      ${data.id}`,
+          `key:     ${data.key ?? "(none: give the component a key to use it by key)"}`,
+          `name:    ${data.name}`,
+          `version: ${data.version}`,
+        ].join("\n") + "\n",
       );
     });
 }

@@ -39,7 +39,9 @@ function requestOf(spec: string): PackageRequest {
 }
 
 export function registryCommands(program: Command): void {
-  const registry = program.command("registry").description("registry packages: npm packages in the shape of @pipedream/<app> whose sources are published (admin)");
+  const registry = program
+    .command("registry")
+    .description("registry packages: npm packages in the shape of @pipedream/<app> whose sources are published (admin)");
 
   registry
     .command("add")
@@ -50,7 +52,11 @@ export function registryCommands(program: Command): void {
       const request = requestOf(spec);
       const api = adminClient();
       const added: AddedRegistryPackage = api
-        ? (await api.request("POST", "/admin/registry/packages", { json: { name: request.name, ...(request.range ? { version: request.range } : {}) } })).data
+        ? (
+            await api.request("POST", "/admin/registry/packages", {
+              json: { name: request.name, ...(request.range ? { version: request.range } : {}) },
+            })
+          ).data
         : await direct(async () => (await import("../registry-direct.js")).addPackageDirectly(loadConfig(), request));
       if (options.json) return printJson(added);
       process.stdout.write(`${added.name}@${added.version}\n${added.keys.map((key) => `  ${key}\n`).join("")}`);
@@ -63,8 +69,13 @@ export function registryCommands(program: Command): void {
     .option("--json", "print the API's data as JSON")
     .action(async (options: JsonOption) => {
       const api = adminClient();
-      const packages: RegistryPackageView[] = api ? (await api.get("/admin/registry/packages")).data : await direct(async () => (await import("../registry-direct.js")).listPackagesDirectly(loadConfig()));
+      const packages: RegistryPackageView[] = api
+        ? (await api.get("/admin/registry/packages")).data
+        : await direct(async () => (await import("../registry-direct.js")).listPackagesDirectly(loadConfig()));
       if (options.json) return printJson(packages);
-      printTable(["PACKAGE", "VERSION", "UPDATED", "KEYS"], packages.map((p) => [p.name, p.version, time(p.updated_at), p.keys.join(",")]));
+      printTable(
+        ["PACKAGE", "VERSION", "UPDATED", "KEYS"],
+        packages.map((p) => [p.name, p.version, time(p.updated_at), p.keys.join(",")]),
+      );
     });
 }

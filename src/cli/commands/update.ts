@@ -7,7 +7,14 @@ import { printJson } from "../output.js";
 import { client, collectProp, sourceLines, type JsonOption } from "./common.js";
 import { componentFields, configuredProps, sendingCode } from "./deploy.js";
 
-type UpdateOptions = JsonOption & { prop?: Record<string, unknown>; name?: string; activate?: boolean; deactivate?: boolean; active?: boolean; inactive?: boolean };
+type UpdateOptions = JsonOption & {
+  prop?: Record<string, unknown>;
+  name?: string;
+  activate?: boolean;
+  deactivate?: boolean;
+  active?: boolean;
+  inactive?: boolean;
+};
 
 export function updateCommand(program: Command): void {
   program

@@ -31,7 +31,13 @@ export function userCommands(program: Command): void {
     .requiredOption("--email <address>", "the account's e-mail address")
     .addOption(new Option("--plan <plan>", "the account's plan").choices(["free", "paid"]).default("free"))
     .action(async (options: { username: string; email: string; plan: Plan }) => {
-      const user = await refusalIsUsage(async () => (await import("../users-direct.js")).createUserDirectly(loadConfig(), { username: options.username, email: options.email, plan: options.plan }));
+      const user = await refusalIsUsage(async () =>
+        (await import("../users-direct.js")).createUserDirectly(loadConfig(), {
+          username: options.username,
+          email: options.email,
+          plan: options.plan,
+        }),
+      );
       printJson({ data: user });
     });
 

@@ -39,7 +39,10 @@ export function webhookCommands(program: Command): void {
       const { id } = await resolveRef(api, ref, ["webhook"]);
       const items = await api.all(`/webhooks/${id}/deliveries`);
       if (options.json) return printJson(items);
-      printTable(["ID", "STATUS", "EMITTER", "CREATED", "ATTEMPTS"], items.map((d: any) => [d.id, d.status, d.emitter_id ?? "", time(d.created_at), attemptsText(d.attempts)]));
+      printTable(
+        ["ID", "STATUS", "EMITTER", "CREATED", "ATTEMPTS"],
+        items.map((d: any) => [d.id, d.status, d.emitter_id ?? "", time(d.created_at), attemptsText(d.attempts)]),
+      );
     });
   webhooks
     .command("resend")

@@ -27,7 +27,11 @@ export function diskCheck(dataDir: string, freeBytes: (path: string) => number =
   try {
     accessSync(folder, constants.W_OK);
   } catch (error) {
-    return fail("disk", `${folder} is not writable (${messageOf(error)})`, `give the service's user write access to ${folder}, or set SLUICE_DATA_DIR to a folder it owns`);
+    return fail(
+      "disk",
+      `${folder} is not writable (${messageOf(error)})`,
+      `give the service's user write access to ${folder}, or set SLUICE_DATA_DIR to a folder it owns`,
+    );
   }
   let free: number;
   try {
@@ -36,7 +40,9 @@ export function diskCheck(dataDir: string, freeBytes: (path: string) => number =
     return warn("disk", `free space of ${folder} unknown (${messageOf(error)})`, "check it with: df -h");
   }
   const shown = `${Math.floor(free / MB)} MB free at ${folder}`;
-  if (free < FAIL_BELOW_BYTES) return fail("disk", shown, `free space there (at least ${WARN_BELOW_BYTES / MB} MB), or set SLUICE_DATA_DIR to a larger disk`);
-  if (free < WARN_BELOW_BYTES) return warn("disk", shown, `free space there (at least ${WARN_BELOW_BYTES / MB} MB), or lower SLUICE_PACKAGE_CACHE_MB`);
+  if (free < FAIL_BELOW_BYTES)
+    return fail("disk", shown, `free space there (at least ${WARN_BELOW_BYTES / MB} MB), or set SLUICE_DATA_DIR to a larger disk`);
+  if (free < WARN_BELOW_BYTES)
+    return warn("disk", shown, `free space there (at least ${WARN_BELOW_BYTES / MB} MB), or lower SLUICE_PACKAGE_CACHE_MB`);
   return ok("disk", shown);
 }

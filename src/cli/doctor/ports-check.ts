@@ -26,7 +26,9 @@ const reachableHost = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host
 async function answersAsSluice(host: string, port: number): Promise<boolean> {
   const name = reachableHost(host);
   try {
-    const response = await fetch(`http://${name.includes(":") ? `[${name}]` : name}:${port}/healthz`, { signal: AbortSignal.timeout(3000) });
+    const response = await fetch(`http://${name.includes(":") ? `[${name}]` : name}:${port}/healthz`, {
+      signal: AbortSignal.timeout(3000),
+    });
     const body = (await response.json()) as { status?: unknown; sandbox?: unknown };
     return response.ok && body.status === "ok" && typeof body.sandbox === "string";
   } catch {
@@ -40,13 +42,24 @@ async function portCheck(host: string, { setting, port, http }: Port): Promise<C
   const code = await tryListen(host, port);
   if (code === undefined) return ok(name, `${host}:${port} is free`);
   if (code === "EADDRINUSE") {
-    if (http && (await answersAsSluice(host, port))) return ok(name, `${host}:${port} is in use by a running Sluice (its /healthz answered)`);
+    if (http && (await answersAsSluice(host, port)))
+      return ok(name, `${host}:${port} is in use by a running Sluice (its /healthz answered)`);
     const owner = `stop what listens there (see: ss -ltnp 'sport = :${port}') or set ${setting} to a free port`;
     if (http) return fail(name, `${host}:${port} is in use by something that is not Sluice`, owner);
     return warn(name, `${host}:${port} is in use (by this server, if it is running)`, `if Sluice is not running: ${owner}`);
   }
-  if (code === "EACCES") return fail(name, `${host}:${port} may not be used by this user (ports below 1024 need root or CAP_NET_BIND_SERVICE)`, `set ${setting} to a port from 1024 up, behind a reverse proxy for 80/443`);
-  if (code === "EADDRNOTAVAIL") return fail(name, `HOST ${host} is not an address of this machine`, "set HOST to one of this machine's addresses (127.0.0.1, or 0.0.0.0 for all)");
+  if (code === "EACCES")
+    return fail(
+      name,
+      `${host}:${port} may not be used by this user (ports below 1024 need root or CAP_NET_BIND_SERVICE)`,
+      `set ${setting} to a port from 1024 up, behind a reverse proxy for 80/443`,
+    );
+  if (code === "EADDRNOTAVAIL")
+    return fail(
+      name,
+      `HOST ${host} is not an address of this machine`,
+      "set HOST to one of this machine's addresses (127.0.0.1, or 0.0.0.0 for all)",
+    );
   return fail(name, `cannot listen on ${host}:${port} (${code})`, `set ${setting} to another port`);
 }
 

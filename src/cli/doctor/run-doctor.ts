@@ -28,7 +28,11 @@ export interface DoctorOptions {
 async function npmVersion(): Promise<string | undefined> {
   const { npmCommand } = await import("../../runtime/modules/npm-cache.js");
   const npm = npmCommand();
-  return new Promise((resolve) => execFile(npm.file, [...npm.prefix, "--version"], { timeout: 30_000 }, (error, stdout) => resolve(error ? undefined : String(stdout).trim())));
+  return new Promise((resolve) =>
+    execFile(npm.file, [...npm.prefix, "--version"], { timeout: 30_000 }, (error, stdout) =>
+      resolve(error ? undefined : String(stdout).trim()),
+    ),
+  );
 }
 
 async function bwrapFailure(): Promise<BwrapProbe> {
@@ -39,11 +43,19 @@ async function bwrapFailure(): Promise<BwrapProbe> {
 /** Probes cgroups as the server's start does: a trial runner cgroup, made and removed. */
 async function cgroups(config: Config): Promise<CgroupFindings> {
   const { createRunnerLimits } = await import("../../runtime/limits/runner-limits.js");
-  const limits = createRunnerLimits({ memoryMb: config.runMemoryMb, maxThreads: config.runMaxThreads, maxOpenFiles: config.runMaxOpenFiles });
+  const limits = createRunnerLimits({
+    memoryMb: config.runMemoryMb,
+    maxThreads: config.runMaxThreads,
+    maxOpenFiles: config.runMaxOpenFiles,
+  });
   await limits.close();
   const { memory, threads } = limits.mechanisms;
   // The trial cgroup is gone again: say what a start gets, not where the trial was.
-  return { memory, description: `runner memory capped by ${memory}, threads ${threads === "none" ? "not capped" : `capped by ${threads}`}`, notes: limits.notes };
+  return {
+    memory,
+    description: `runner memory capped by ${memory}, threads ${threads === "none" ? "not capped" : `capped by ${threads}`}`,
+    notes: limits.notes,
+  };
 }
 
 async function realMachine(given: Partial<DoctorMachine>): Promise<DoctorMachine> {
@@ -101,6 +113,10 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   const failed = results.filter((r) => r.status === "fail").length;
   const warned = results.filter((r) => r.status === "warn").length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  options.write(failed === 0 ? `nothing is wrong${warned ? ` (${plural(warned, "warning")})` : ""}\n` : `${plural(failed, "problem")} to fix${warned ? `, ${plural(warned, "warning")}` : ""}\n`);
+  options.write(
+    failed === 0
+      ? `nothing is wrong${warned ? ` (${plural(warned, "warning")})` : ""}\n`
+      : `${plural(failed, "problem")} to fix${warned ? `, ${plural(warned, "warning")}` : ""}\n`,
+  );
   return failed === 0 ? 0 : 1;
 }

@@ -10,12 +10,25 @@ const majorOf = (version: string) => Number(/^v?(\d+)\./.exec(version)?.[1] ?? N
 
 export function nodeCheck(version: string): CheckResult {
   if (majorOf(version) >= MIN_NODE_MAJOR) return ok("node", `Node.js ${version}`);
-  return fail("node", `Node.js ${version} is too old`, `install Node.js ${MIN_NODE_MAJOR}, 22 or 24 (https://nodejs.org, or nvm install 22)`);
+  return fail(
+    "node",
+    `Node.js ${version} is too old`,
+    `install Node.js ${MIN_NODE_MAJOR}, 22 or 24 (https://nodejs.org, or nvm install 22)`,
+  );
 }
 
 /** `version` is what `npm --version` printed, or undefined when npm could not be run. */
 export function npmCheck(version: string | undefined): CheckResult {
-  if (version === undefined) return fail("npm", "npm could not be run", `install npm ${MIN_NPM_MAJOR} beside Node.js (it comes with Node.js 24), or: npm install -g npm@${MIN_NPM_MAJOR}`);
+  if (version === undefined)
+    return fail(
+      "npm",
+      "npm could not be run",
+      `install npm ${MIN_NPM_MAJOR} beside Node.js (it comes with Node.js 24), or: npm install -g npm@${MIN_NPM_MAJOR}`,
+    );
   if (majorOf(version) >= MIN_NPM_MAJOR) return ok("npm", `npm ${version}`);
-  return fail("npm", `npm ${version}: installs of user code's packages need npm ${MIN_NPM_MAJOR}'s --allow-* settings`, `npm install -g npm@${MIN_NPM_MAJOR}`);
+  return fail(
+    "npm",
+    `npm ${version}: installs of user code's packages need npm ${MIN_NPM_MAJOR}'s --allow-* settings`,
+    `npm install -g npm@${MIN_NPM_MAJOR}`,
+  );
 }

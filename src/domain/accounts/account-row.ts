@@ -7,7 +7,13 @@ import { sealCredentials } from "./credentials.js";
 
 export function newAccountRow(
   ctx: Ctx,
-  input: { userId: string; app: string; name: string | null; credentials: Record<string, unknown>; origin: { sourceId: string; prop: string } | null },
+  input: {
+    userId: string;
+    app: string;
+    name: string | null;
+    credentials: Record<string, unknown>;
+    origin: { sourceId: string; prop: string } | null;
+  },
 ): ConnectedAccountsTable {
   const id = newId("apn");
   const now = ctx.clock.now();

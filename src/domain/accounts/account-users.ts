@@ -14,5 +14,7 @@ export async function sourcesUsingAccount(ctx: Pick<Ctx, "db">, userId: string, 
 }
 
 function namesAccount(configured: Record<string, unknown>, accountId: string): boolean {
-  return Object.values(configured).some((value) => value !== null && typeof value === "object" && (value as Record<string, unknown>).authProvisionId === accountId);
+  return Object.values(configured).some(
+    (value) => value !== null && typeof value === "object" && (value as Record<string, unknown>).authProvisionId === accountId,
+  );
 }

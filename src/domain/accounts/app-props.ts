@@ -16,7 +16,10 @@ import { isEmailProp } from "../inbound-email/email-address.js";
 const appPropsOf = (metadata: ComponentMetadata) => metadata.configurable_props.filter((prop) => prop.type === "app" && !isEmailProp(prop));
 
 /** configured_props with every app prop as {authProvisionId}; run in the transaction that saves the source. */
-export async function storeAppProps(ctx: Ctx, input: { userId: string; sourceId: string; metadata: ComponentMetadata; configured: Record<string, unknown> }): Promise<Record<string, unknown>> {
+export async function storeAppProps(
+  ctx: Ctx,
+  input: { userId: string; sourceId: string; metadata: ComponentMetadata; configured: Record<string, unknown> },
+): Promise<Record<string, unknown>> {
   const stored = { ...input.configured };
   // An e-mail prop's value is derived (its address); whatever was sent for it (e.g. the
   // {"email_address": …} a GET showed) is not kept.
@@ -31,10 +34,16 @@ export async function storeAppProps(ctx: Ctx, input: { userId: string; sourceId:
     const app = typeof prop.app === "string" ? prop.app : prop.name;
     const shape = appPropShape(value, where);
     if ("authProvisionId" in shape) {
-      const account = await ctx.db.selectFrom("connected_accounts").select(["id", "app"]).where("id", "=", shape.authProvisionId).where("user_id", "=", input.userId).executeTakeFirst();
+      const account = await ctx.db
+        .selectFrom("connected_accounts")
+        .select(["id", "app"])
+        .where("id", "=", shape.authProvisionId)
+        .where("user_id", "=", input.userId)
+        .executeTakeFirst();
       // Another account's id is as unknown as a missing one: a 404 like every other id.
       if (!account) throw new ServiceError("NOT_FOUND", `${where}.authProvisionId names no connected account of this account`);
-      if (account.app !== app) throw invalid(`${where} is an app prop of "${app}", but connected account ${account.id} is for "${account.app}"`);
+      if (account.app !== app)
+        throw invalid(`${where} is an app prop of "${app}", but connected account ${account.id} is for "${account.app}"`);
       stored[prop.name] = { authProvisionId: account.id };
     } else {
       stored[prop.name] = { authProvisionId: await storeInlineAuth(ctx, { ...input, prop: prop.name, app, credentials: shape.$auth }) };
@@ -49,14 +58,18 @@ function appPropShape(value: unknown, where: string): { authProvisionId: string 
   const keys = Object.keys(value as object);
   const object = value as Record<string, unknown>;
   if (keys.length === 1 && keys[0] === "authProvisionId") {
-    if (typeof object.authProvisionId !== "string" || object.authProvisionId === "") throw invalid(`${where}.authProvisionId must be a connected account's id`);
+    if (typeof object.authProvisionId !== "string" || object.authProvisionId === "")
+      throw invalid(`${where}.authProvisionId must be a connected account's id`);
     return { authProvisionId: object.authProvisionId };
   }
   if (keys.length === 1 && keys[0] === "$auth") return { $auth: checkCredentials(object.$auth, `${where}.$auth`) };
   throw invalid(expected);
 }
 
-async function storeInlineAuth(ctx: Ctx, input: { userId: string; sourceId: string; prop: string; app: string; credentials: Record<string, unknown> }): Promise<string> {
+async function storeInlineAuth(
+  ctx: Ctx,
+  input: { userId: string; sourceId: string; prop: string; app: string; credentials: Record<string, unknown> },
+): Promise<string> {
   const made = await ctx.db
     .selectFrom("connected_accounts")
     .select("id")
@@ -72,7 +85,13 @@ async function storeInlineAuth(ctx: Ctx, input: { userId: string; sourceId: stri
       .execute();
     return made.id;
   }
-  const row = newAccountRow(ctx, { userId: input.userId, app: input.app, name: null, credentials: input.credentials, origin: { sourceId: input.sourceId, prop: input.prop } });
+  const row = newAccountRow(ctx, {
+    userId: input.userId,
+    app: input.app,
+    name: null,
+    credentials: input.credentials,
+    origin: { sourceId: input.sourceId, prop: input.prop },
+  });
   await ctx.db.insertInto("connected_accounts").values(row).execute();
   return row.id;
 }
@@ -81,7 +100,12 @@ async function storeInlineAuth(ctx: Ctx, input: { userId: string; sourceId: stri
  * Prop values for the runner: each app prop's {authProvisionId} replaced by {$auth: credentials};
  * and the app props whose tokens may need refreshing before a run.
  */
-export async function withAppAuth(ctx: Ctx, userId: string, metadata: ComponentMetadata, values: Record<string, unknown>): Promise<{ props: Record<string, unknown>; oauthProps: OAuthAppProp[] }> {
+export async function withAppAuth(
+  ctx: Ctx,
+  userId: string,
+  metadata: ComponentMetadata,
+  values: Record<string, unknown>,
+): Promise<{ props: Record<string, unknown>; oauthProps: OAuthAppProp[] }> {
   const props = appPropsOf(metadata);
   const oauthProps: OAuthAppProp[] = [];
   if (props.length === 0) return { props: values, oauthProps };
@@ -89,7 +113,12 @@ export async function withAppAuth(ctx: Ctx, userId: string, metadata: ComponentM
   for (const prop of props) {
     const id = (values[prop.name] as { authProvisionId?: unknown } | undefined)?.authProvisionId;
     if (typeof id !== "string") continue;
-    const row = await ctx.db.selectFrom("connected_accounts").select(["id", "credentials"]).where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
+    const row = await ctx.db
+      .selectFrom("connected_accounts")
+      .select(["id", "credentials"])
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
     const credentials = row ? openCredentials(ctx, row.id, row.credentials) : {};
     out[prop.name] = { $auth: credentials };
     if (row && refreshRequestOf(credentials)) oauthProps.push({ prop: prop.name, accountId: row.id });
@@ -101,14 +130,20 @@ export async function withAppAuth(ctx: Ctx, userId: string, metadata: ComponentM
  * The props a run gets: those of app props whose access token is due swapped for refreshed
  * credentials (the same object when none is due). An OAuthRefreshError when a refresh failed.
  */
-export async function withFreshTokens(ctx: Ctx, props: Record<string, unknown>, oauthProps: readonly OAuthAppProp[]): Promise<Record<string, unknown>> {
+export async function withFreshTokens(
+  ctx: Ctx,
+  props: Record<string, unknown>,
+  oauthProps: readonly OAuthAppProp[],
+): Promise<Record<string, unknown>> {
   let out = props;
   for (const { prop, accountId } of oauthProps) {
     const auth = (props[prop] as { $auth?: Record<string, unknown> } | undefined)?.$auth;
     if (!auth || !isDueForRefresh(auth, ctx.clock.now())) continue;
     const fresh = await freshCredentials(ctx, accountId).catch((error: unknown) => {
       if (!(error instanceof OAuthRefreshError)) throw error;
-      throw new OAuthRefreshError(`the OAuth token of connected account ${accountId} (prop ${prop}) could not be refreshed: ${error.message}`);
+      throw new OAuthRefreshError(
+        `the OAuth token of connected account ${accountId} (prop ${prop}) could not be refreshed: ${error.message}`,
+      );
     });
     if (out === props) out = { ...props };
     out[prop] = { $auth: fresh };
@@ -118,9 +153,20 @@ export async function withFreshTokens(ctx: Ctx, props: Record<string, unknown>, 
 
 /** Removes the accounts a source's inline `$auth` made, unless another source names them. */
 export async function deleteInlineAccounts(ctx: Pick<Ctx, "db">, userId: string, sourceId: string): Promise<void> {
-  const made = await ctx.db.selectFrom("connected_accounts").select("id").where("user_id", "=", userId).where("source_id", "=", sourceId).execute();
+  const made = await ctx.db
+    .selectFrom("connected_accounts")
+    .select("id")
+    .where("user_id", "=", userId)
+    .where("source_id", "=", sourceId)
+    .execute();
   for (const { id } of made) {
-    const users = await ctx.db.selectFrom("sources").select("id").where("user_id", "=", userId).where("id", "!=", sourceId).where("configured_props", "like", `%"${id}"%`).executeTakeFirst();
+    const users = await ctx.db
+      .selectFrom("sources")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("id", "!=", sourceId)
+      .where("configured_props", "like", `%"${id}"%`)
+      .executeTakeFirst();
     if (!users) await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).execute();
   }
 }

@@ -15,7 +15,10 @@ export const KEY_FILE = "secret.key";
 const CHECK_NAME = "credentials";
 const CHECK_TEXT = "sluice credential key check";
 
-export async function loadCredentialKey(db: Kysely<Database>, config: Pick<Config, "secretKey" | "dataDir" | "databaseUrl">): Promise<Buffer> {
+export async function loadCredentialKey(
+  db: Kysely<Database>,
+  config: Pick<Config, "secretKey" | "dataDir" | "databaseUrl">,
+): Promise<Buffer> {
   const check = await db.selectFrom("secret_checks").select("value").where("name", "=", CHECK_NAME).executeTakeFirst();
   const key = config.secretKey ?? keyFromFile(config, check !== undefined);
   if (check) {
@@ -23,7 +26,10 @@ export async function loadCredentialKey(db: Kysely<Database>, config: Pick<Confi
     return key;
   }
   try {
-    await db.insertInto("secret_checks").values({ name: CHECK_NAME, value: encryptText(key, CHECK_TEXT, CHECK_NAME) }).execute();
+    await db
+      .insertInto("secret_checks")
+      .values({ name: CHECK_NAME, value: encryptText(key, CHECK_TEXT, CHECK_NAME) })
+      .execute();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Another process sharing the database wrote its check first: the keys must agree.
@@ -45,15 +51,20 @@ export function keyOpensCheck(key: Buffer, secretChecks: ReadonlyMap<string, str
 function assertMatches(key: Buffer, checkValue: string, config: Pick<Config, "secretKey">): void {
   if (decryptText(key, checkValue, CHECK_NAME) === CHECK_TEXT) return;
   const source = config.secretKey ? "SLUICE_SECRET_KEY" : `the key file ${KEY_FILE} in the data directory`;
-  throw new ConfigError(`${source} is not the key the database's connected accounts were encrypted with; start with the original key (nothing was changed)`);
+  throw new ConfigError(
+    `${source} is not the key the database's connected accounts were encrypted with; start with the original key (nothing was changed)`,
+  );
 }
 
 function keyFromFile(config: Pick<Config, "dataDir" | "databaseUrl">, databaseHasKey: boolean): Buffer {
-  if (config.databaseUrl) throw new ConfigError("SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits)");
+  if (config.databaseUrl)
+    throw new ConfigError("SLUICE_SECRET_KEY is required when DATABASE_URL is set (32 bytes, base64 or 64 hex digits)");
   const path = join(config.dataDir, KEY_FILE);
   if (existsSync(path)) return parseSecretKey(readFileSync(path, "utf8"), path);
   if (databaseHasKey) {
-    throw new ConfigError(`the key file ${path} is missing but the database holds credentials encrypted with it; restore the file or set SLUICE_SECRET_KEY to that key`);
+    throw new ConfigError(
+      `the key file ${path} is missing but the database holds credentials encrypted with it; restore the file or set SLUICE_SECRET_KEY to that key`,
+    );
   }
   mkdirSync(config.dataDir, { recursive: true });
   const key = randomBytes(32);

@@ -10,7 +10,8 @@ const MAX_CREDENTIAL_BYTES = 64 * 1024;
 export function checkCredentials(value: unknown, where: string): Record<string, unknown> {
   if (value === undefined || value === null) throw invalid(`${where} is required`);
   if (typeof value !== "object" || Array.isArray(value)) throw invalid(`${where} must be a JSON object`);
-  if (Buffer.byteLength(JSON.stringify(value)) > MAX_CREDENTIAL_BYTES) throw invalid(`${where} is larger than ${MAX_CREDENTIAL_BYTES / 1024} KB`);
+  if (Buffer.byteLength(JSON.stringify(value)) > MAX_CREDENTIAL_BYTES)
+    throw invalid(`${where} is larger than ${MAX_CREDENTIAL_BYTES / 1024} KB`);
   return value as Record<string, unknown>;
 }
 
@@ -19,7 +20,11 @@ function keyOf(ctx: Ctx): Buffer {
   return ctx.credentialKey;
 }
 
-export function sealCredentials(ctx: Ctx, accountId: string, credentials: Record<string, unknown>): { credentials: string; fields: string } {
+export function sealCredentials(
+  ctx: Ctx,
+  accountId: string,
+  credentials: Record<string, unknown>,
+): { credentials: string; fields: string } {
   return { credentials: encryptText(keyOf(ctx), JSON.stringify(credentials), accountId), fields: JSON.stringify(Object.keys(credentials)) };
 }
 

@@ -31,7 +31,12 @@ export async function createAccount({ ctx, actor, input }: { ctx: Ctx; actor: Ac
 }
 
 export async function findOwnedAccount(ctx: Pick<Ctx, "db">, actor: Actor, id: string): Promise<ConnectedAccountsTable> {
-  const row = await ctx.db.selectFrom("connected_accounts").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom("connected_accounts")
+    .selectAll()
+    .where("id", "=", id)
+    .where("user_id", "=", actor.userId)
+    .executeTakeFirst();
   if (!row) throw notFound();
   return row;
 }
@@ -46,10 +51,25 @@ export async function getAccount({ ctx, actor, id }: { ctx: Ctx; actor: Actor; i
   return accountView(ctx.config.publicUrl, await findOwnedAccount(ctx, actor, id));
 }
 
-export async function updateAccount({ ctx, actor, id, input }: { ctx: Ctx; actor: Actor; id: string; input: UpdateAccountInput }): Promise<AccountView> {
+export async function updateAccount({
+  ctx,
+  actor,
+  id,
+  input,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  id: string;
+  input: UpdateAccountInput;
+}): Promise<AccountView> {
   const current = await findOwnedAccount(ctx, actor, id);
   const sealed = input.credentials === undefined ? {} : sealCredentials(ctx, id, checkCredentials(input.credentials, "credentials"));
-  const next: ConnectedAccountsTable = { ...current, ...sealed, name: input.name === undefined ? current.name : input.name, updated_at: ctx.clock.now() };
+  const next: ConnectedAccountsTable = {
+    ...current,
+    ...sealed,
+    name: input.name === undefined ? current.name : input.name,
+    updated_at: ctx.clock.now(),
+  };
   await ctx.db
     .updateTable("connected_accounts")
     .set({ name: next.name, credentials: next.credentials, fields: next.fields, updated_at: next.updated_at })
@@ -65,6 +85,10 @@ export async function updateAccount({ ctx, actor, id, input }: { ctx: Ctx; actor
 export async function deleteAccount({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<void> {
   await findOwnedAccount(ctx, actor, id);
   const users = await sourcesUsingAccount(ctx, actor.userId, id);
-  if (users.length > 0) throw new ServiceError("CONFLICT", `connected account ${id} is used by ${users.length === 1 ? "source" : "sources"} ${users.join(", ")}; change or delete ${users.length === 1 ? "it" : "them"} first`);
+  if (users.length > 0)
+    throw new ServiceError(
+      "CONFLICT",
+      `connected account ${id} is used by ${users.length === 1 ? "source" : "sources"} ${users.join(", ")}; change or delete ${users.length === 1 ? "it" : "them"} first`,
+    );
   await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).where("user_id", "=", actor.userId).execute();
 }

@@ -84,10 +84,15 @@ async function refreshOnce(ctx: Ctx, accountId: string): Promise<Credentials> {
 }
 
 function readAccount(ctx: Ctx, accountId: string) {
-  return ctx.db.selectFrom("connected_accounts").select(["credentials", "refresh_lease_until", "refresh_failure"]).where("id", "=", accountId).executeTakeFirst();
+  return ctx.db
+    .selectFrom("connected_accounts")
+    .select(["credentials", "refresh_lease_until", "refresh_failure"])
+    .where("id", "=", accountId)
+    .executeTakeFirst();
 }
 
-const leaseHeld = (ctx: Ctx, row: { refresh_lease_until?: number | string | null }) => row.refresh_lease_until != null && Number(row.refresh_lease_until) >= ctx.clock.now();
+const leaseHeld = (ctx: Ctx, row: { refresh_lease_until?: number | string | null }) =>
+  row.refresh_lease_until != null && Number(row.refresh_lease_until) >= ctx.clock.now();
 
 async function takeLease(ctx: Ctx, accountId: string, owner: string): Promise<boolean> {
   const now = ctx.clock.now();
@@ -101,7 +106,12 @@ async function takeLease(ctx: Ctx, accountId: string, owner: string): Promise<bo
 }
 
 async function releaseLease(ctx: Ctx, accountId: string, owner: string): Promise<void> {
-  await ctx.db.updateTable("connected_accounts").set({ refresh_lease_until: null, refresh_lease_owner: null }).where("id", "=", accountId).where("refresh_lease_owner", "=", owner).execute();
+  await ctx.db
+    .updateTable("connected_accounts")
+    .set({ refresh_lease_until: null, refresh_lease_owner: null })
+    .where("id", "=", accountId)
+    .where("refresh_lease_owner", "=", owner)
+    .execute();
 }
 
 /**

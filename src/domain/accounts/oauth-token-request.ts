@@ -81,21 +81,35 @@ function networkReason(error: unknown, timeoutMs: number): string {
   return code ?? "network error";
 }
 
-function post(url: URL, body: string, headers: Record<string, string>, options: TokenRequestOptions): Promise<{ status: number; body: string }> {
+function post(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: TokenRequestOptions,
+): Promise<{ status: number; body: string }> {
   const client = url.protocol === "https:" ? https : http;
   const timeoutMs = options.timeoutMs ?? TOKEN_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, lookup: guardedLookup(options.allowPrivate, options.hostAddresses ?? systemHostAddresses()) as never, timeout: timeoutMs }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) request.destroy(new OAuthRefreshError(`the answer is larger than ${MAX_ANSWER_BYTES / 1024} KB`));
-        else chunks.push(chunk);
-      });
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      response.on("error", reject);
-    });
+    const request = client.request(
+      url,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(options.allowPrivate, options.hostAddresses ?? systemHostAddresses()) as never,
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) request.destroy(new OAuthRefreshError(`the answer is larger than ${MAX_ANSWER_BYTES / 1024} KB`));
+          else chunks.push(chunk);
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
     // The whole exchange, not only idle time, is bounded.
     const timer = setTimeout(() => request.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })), timeoutMs);
     request.on("close", () => clearTimeout(timer));
@@ -118,7 +132,8 @@ function grantOf(answer: { status: number; body: string }, where: string): Token
     throw new OAuthRefreshError(`${where} refused the refresh: HTTP ${answer.status}${oauthError(json)}`);
   }
   if (!json) throw new OAuthRefreshError(`${where} answered HTTP ${answer.status} with a body that is not a JSON object`);
-  if (typeof json.access_token !== "string" || json.access_token === "") throw new OAuthRefreshError(`${where} answered HTTP ${answer.status} without an access_token`);
+  if (typeof json.access_token !== "string" || json.access_token === "")
+    throw new OAuthRefreshError(`${where} answered HTTP ${answer.status} without an access_token`);
   const grant: TokenGrant = { accessToken: json.access_token };
   const expiresIn = typeof json.expires_in === "string" ? Number(json.expires_in) : json.expires_in;
   if (typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0) grant.expiresIn = expiresIn;
@@ -131,7 +146,10 @@ function oauthError(json: Record<string, unknown> | undefined): string {
   if (!json) return "";
   const code = typeof json.error === "string" && /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(json.error) ? json.error : undefined;
   const rawDescription = typeof json.error_description === "string" ? json.error_description : undefined;
-  const description = rawDescription?.replace(/[^\x20-\x7e]/g, " ").trim().slice(0, 200);
+  const description = rawDescription
+    ?.replace(/[^\x20-\x7e]/g, " ")
+    .trim()
+    .slice(0, 200);
   if (!code) return "";
   return `, error ${code}${description ? ` (${description})` : ""}`;
 }

@@ -23,11 +23,15 @@ export function apphookBindings(metadata: ComponentMetadata, stored: Record<stri
   for (const prop of metadata.configurable_props) {
     if (prop.type !== APPHOOK) continue;
     const appProp = prop.appProp;
-    if (typeof appProp !== "string" || appProp === "") throw invalid(`the apphook prop "${prop.name}" must name the component's app prop it follows (appProp)`);
+    if (typeof appProp !== "string" || appProp === "")
+      throw invalid(`the apphook prop "${prop.name}" must name the component's app prop it follows (appProp)`);
     const app = metadata.configurable_props.find((candidate) => candidate.name === appProp && candidate.type === "app");
     if (!app) throw invalid(`the apphook prop "${prop.name}" names the app prop "${appProp}", which the component does not have`);
     const accountId = (stored[appProp] as { authProvisionId?: unknown } | undefined)?.authProvisionId;
-    if (typeof accountId !== "string") throw invalid(`configured_props.${appProp} is required: the apphook prop "${prop.name}" receives the events of its connected account`);
+    if (typeof accountId !== "string")
+      throw invalid(
+        `configured_props.${appProp} is required: the apphook prop "${prop.name}" receives the events of its connected account`,
+      );
     bindings.push({ prop: prop.name, accountId });
   }
   return bindings;
@@ -45,8 +49,17 @@ export async function saveApphookBindings(db: Kysely<Database>, input: { sourceI
   if (props.length === 0) return;
   await db
     .insertInto("apphook_bindings")
-    .values(input.bindings.map((binding) => ({ source_id: input.sourceId, prop_name: binding.prop, account_id: binding.accountId, event_names: null })))
-    .onConflict((conflict) => conflict.columns(["source_id", "prop_name"]).doUpdateSet((eb) => ({ account_id: eb.ref("excluded.account_id") })))
+    .values(
+      input.bindings.map((binding) => ({
+        source_id: input.sourceId,
+        prop_name: binding.prop,
+        account_id: binding.accountId,
+        event_names: null,
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(["source_id", "prop_name"]).doUpdateSet((eb) => ({ account_id: eb.ref("excluded.account_id") })),
+    )
     .execute();
 }
 

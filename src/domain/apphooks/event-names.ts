@@ -16,7 +16,12 @@ export async function refreshEventNames(deps: SourceDeps, source: RunnableSource
   const chosen = result.error ? undefined : result.eventNames;
   const missing = chosen ? props.filter((prop) => !Array.isArray(chosen[prop])) : [];
   if (chosen && missing.length > 0) {
-    await recordSourceError(deps.ctx, source, { name: "ApphookError", message: `no event names came back for the apphook prop ${missing.join(", ")}`, stack: "" }, null);
+    await recordSourceError(
+      deps.ctx,
+      source,
+      { name: "ApphookError", message: `no event names came back for the apphook prop ${missing.join(", ")}`, stack: "" },
+      null,
+    );
   }
   for (const prop of props) await storeEventNames(deps.ctx, source.id, prop, chosen?.[prop]);
 }

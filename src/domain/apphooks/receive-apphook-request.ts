@@ -21,7 +21,11 @@ const READY_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { k
 
 export async function receiveApphookRequest(deps: { ctx: Ctx; queue: JobQueue }, request: EndpointRequest): Promise<HttpResponseRecord> {
   const { ctx } = deps;
-  const account = await ctx.db.selectFrom("connected_accounts").select(["id", "user_id"]).where("inbound_key", "=", request.key).executeTakeFirst();
+  const account = await ctx.db
+    .selectFrom("connected_accounts")
+    .select(["id", "user_id"])
+    .where("inbound_key", "=", request.key)
+    .executeTakeFirst();
   if (!account) throw notFound();
   if (!EVENT_METHODS.has(request.method)) return READY_RESPONSE;
   const event = apphookEvent(request.body);
@@ -30,7 +34,10 @@ export async function receiveApphookRequest(deps: { ctx: Ctx; queue: JobQueue },
   const sourceIds = await sourcesTaking(ctx, account, apphookEventName(request, event));
   if (sourceIds.length === 0) return ACCEPTED_RESPONSE;
   await assertAccountMayStore(ctx, account.user_id);
-  return acceptForLater(deps, sourceIds.map((sourceId) => sourceRunJob(account.user_id, sourceId, event)));
+  return acceptForLater(
+    deps,
+    sourceIds.map((sourceId) => sourceRunJob(account.user_id, sourceId, event)),
+  );
 }
 
 /** Active sources bound to the account that take events of this name (every event when their list is empty). */

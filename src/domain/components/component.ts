@@ -57,7 +57,9 @@ export function componentFromRow(row: ComponentsTable): SavedComponent {
 }
 
 export function packageOf(row: Pick<ComponentsTable, "package_name" | "package_version" | "package_path">): PackageEntry | undefined {
-  return row.package_name && row.package_version && row.package_path ? { name: row.package_name, version: row.package_version, path: row.package_path } : undefined;
+  return row.package_name && row.package_version && row.package_path
+    ? { name: row.package_name, version: row.package_version, path: row.package_path }
+    : undefined;
 }
 
 export function componentView(component: SavedComponent): ComponentView {

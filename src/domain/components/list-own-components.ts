@@ -16,10 +16,26 @@ export interface OwnComponentView {
   created_at: number;
 }
 
-export async function listOwnComponents({ ctx, actor, page }: { ctx: Ctx; actor: Actor; page: PageRequest }): Promise<Page<OwnComponentView>> {
+export async function listOwnComponents({
+  ctx,
+  actor,
+  page,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  page: PageRequest;
+}): Promise<Page<OwnComponentView>> {
   const query = ctx.db
     .selectFrom("components")
-    .select(["components.id", "components.key", "components.name", "components.version", "components.metadata", "components.component_url", "components.created_at"])
+    .select([
+      "components.id",
+      "components.key",
+      "components.name",
+      "components.version",
+      "components.metadata",
+      "components.component_url",
+      "components.created_at",
+    ])
     .where("components.user_id", "=", actor.userId);
   const result = await paginateByCreation(query, "components", page);
   return {

@@ -22,7 +22,17 @@ export async function listPublishedComponents({ ctx, page }: { ctx: Ctx; page: P
   const query = ctx.db
     .selectFrom("registry_components")
     .innerJoin("components", "components.id", "registry_components.component_id")
-    .select(["components.id", "registry_components.key", "components.name", "components.version", "components.metadata", "components.package_name", "components.package_version", "components.package_path", "components.created_at"]);
+    .select([
+      "components.id",
+      "registry_components.key",
+      "components.name",
+      "components.version",
+      "components.metadata",
+      "components.package_name",
+      "components.package_version",
+      "components.package_path",
+      "components.created_at",
+    ]);
   const result = await paginateByCreation(query, "components", page);
   return {
     page_info: result.page_info,

@@ -21,7 +21,15 @@ export function registryDirs(registryDir: string | undefined): string[] {
   return [join(packageRoot(), "registry"), ...(registryDir ? [registryDir] : [])];
 }
 
-export async function publishRegistry({ ctx, runner, dirs }: { ctx: Ctx; runner: CodeRunner; dirs: string[] }): Promise<{ published: string[] }> {
+export async function publishRegistry({
+  ctx,
+  runner,
+  dirs,
+}: {
+  ctx: Ctx;
+  runner: CodeRunner;
+  dirs: string[];
+}): Promise<{ published: string[] }> {
   const published: string[] = [];
   for (const dir of dirs) {
     if (!existsSync(dir)) continue;

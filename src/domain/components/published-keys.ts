@@ -12,13 +12,26 @@ export interface Publication {
 }
 
 /** Makes `key` stand for the component: taking it over from whatever it stood for, or only if it stood for none. */
-export async function publishKey(db: Kysely<Database>, publication: Publication, options: { takeOver: boolean } = { takeOver: true }): Promise<void> {
-  const row = { key: publication.key, component_id: publication.componentId, package_name: publication.packageName, published_at: publication.now };
+export async function publishKey(
+  db: Kysely<Database>,
+  publication: Publication,
+  options: { takeOver: boolean } = { takeOver: true },
+): Promise<void> {
+  const row = {
+    key: publication.key,
+    component_id: publication.componentId,
+    package_name: publication.packageName,
+    published_at: publication.now,
+  };
   await db
     .insertInto("registry_components")
     .values(row)
     .onConflict((conflict) =>
-      options.takeOver ? conflict.column("key").doUpdateSet({ component_id: row.component_id, package_name: row.package_name, published_at: row.published_at }) : conflict.column("key").doNothing(),
+      options.takeOver
+        ? conflict
+            .column("key")
+            .doUpdateSet({ component_id: row.component_id, package_name: row.package_name, published_at: row.published_at })
+        : conflict.column("key").doNothing(),
     )
     .execute();
 }

@@ -18,13 +18,26 @@ export interface SaveComponentInput {
  * as metadata and as the base for relative imports); otherwise the code is fetched from `url`.
  * The runner evaluates the code to extract its metadata: bad code is a VALIDATION error.
  */
-export async function saveComponent({ ctx, runner, actor, input }: { ctx: Ctx; runner: CodeRunner; actor: Actor; input: SaveComponentInput }): Promise<SavedComponent> {
+export async function saveComponent({
+  ctx,
+  runner,
+  actor,
+  input,
+}: {
+  ctx: Ctx;
+  runner: CodeRunner;
+  actor: Actor;
+  input: SaveComponentInput;
+}): Promise<SavedComponent> {
   const code = await componentCode(ctx, input);
   const files = componentFiles(input.files);
   const metadata = await runner.inspectComponent({ userId: actor.userId, code, codeUrl: input.url, files });
   // GET /components/registry lists the published registry: a component of that key could
   // never be read back by it.
-  if (metadata.key === RESERVED_KEY) throw invalid(`the component key "${RESERVED_KEY}" is reserved (GET /components/${RESERVED_KEY} lists the published registry); give the component another key`);
+  if (metadata.key === RESERVED_KEY)
+    throw invalid(
+      `the component key "${RESERVED_KEY}" is reserved (GET /components/${RESERVED_KEY} lists the published registry); give the component another key`,
+    );
   const now = ctx.clock.now();
   const row: ComponentsTable = {
     id: newId("sc"),
@@ -57,13 +70,15 @@ function componentFiles(files: Record<string, string> | undefined): Record<strin
   if (entries.length === 0) return undefined;
   if (entries.length > MAX_FILES) throw invalid(`component_files may hold at most ${MAX_FILES} files`);
   for (const [path] of entries) {
-    if (path === "" || path.startsWith("/") || path.includes("\\") || path.includes("\0")) throw invalid(`component_files: "${path}" is not a relative path`);
+    if (path === "" || path.startsWith("/") || path.includes("\\") || path.includes("\0"))
+      throw invalid(`component_files: "${path}" is not a relative path`);
   }
   return files;
 }
 
 async function componentCode(ctx: Ctx, input: SaveComponentInput): Promise<string> {
   if (typeof input.code === "string" && input.code.trim() !== "") return input.code;
-  if (typeof input.url === "string" && input.url !== "") return fetchComponentCode(input.url, { allowPrivate: ctx.config.allowPrivateEgress });
+  if (typeof input.url === "string" && input.url !== "")
+    return fetchComponentCode(input.url, { allowPrivate: ctx.config.allowPrivateEgress });
   throw invalid("component_code or component_url is required");
 }

@@ -7,5 +7,11 @@ import type { DeliveriesTable } from "../../store/schema.js";
 export const DELIVERY_JOB = "delivery";
 
 export function deliveryJobs(deliveries: Pick<DeliveriesTable, "id" | "user_id" | "listener_id">[], now: number): NewJob[] {
-  return deliveries.map((d) => ({ type: DELIVERY_JOB, payload: { deliveryId: d.id }, userId: d.user_id, concurrencyKey: d.listener_id, runAt: now }));
+  return deliveries.map((d) => ({
+    type: DELIVERY_JOB,
+    payload: { deliveryId: d.id },
+    userId: d.user_id,
+    concurrencyKey: d.listener_id,
+    runAt: now,
+  }));
 }

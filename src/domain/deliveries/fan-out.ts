@@ -128,12 +128,23 @@ const listeningQuery = preparedQuery((db, userId: string, emitterId: string, glo
     .selectFrom("subscriptions as s")
     .leftJoin("webhooks as w", (join) => join.onRef("w.id", "=", "s.listener_id").onRef("w.user_id", "=", "s.user_id"))
     // The webhook's columns go to the delivery worker with the deliveries (committed-deliveries.ts).
-    .select(["s.listener_id", "s.event_name", "w.id as wh_id", "w.url as wh_url", "w.active as wh_active", "w.signing_secret as wh_signing_secret", "w.previous_secret as wh_previous_secret", "w.previous_secret_expires_at as wh_previous_secret_expires_at"])
+    .select([
+      "s.listener_id",
+      "s.event_name",
+      "w.id as wh_id",
+      "w.url as wh_url",
+      "w.active as wh_active",
+      "w.signing_secret as wh_signing_secret",
+      "w.previous_secret as wh_previous_secret",
+      "w.previous_secret_expires_at as wh_previous_secret_expires_at",
+    ])
     .where("s.user_id", "=", userId)
     .where("s.emitter_id", "in", [emitterId, glob])
     .where("s.listener_id", "!=", emitterId)
     // substr, not LIKE: case-sensitive on both databases, as idPrefix is.
-    .where((eb) => eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, ${sql.lit(WEBHOOK_ID_START.length)})`, "!=", WEBHOOK_ID_START)])),
+    .where((eb) =>
+      eb.or([eb("w.active", "=", 1), eb(sql`substr(s.listener_id, 1, ${sql.lit(WEBHOOK_ID_START.length)})`, "!=", WEBHOOK_ID_START)]),
+    ),
 );
 
 /** Subscriptions of an emitter whose listener may receive, with the webhook's columns for webhook listeners (null otherwise). */
@@ -153,7 +164,13 @@ export function listeningStatement(db: Kysely<Database>, userId: string, emitter
  * webhooks of the same account that are active — one query, read once per grouped
  * transaction (its units are mostly executions of the same emitter).
  */
-async function listeningSubscriptions(db: Kysely<Database>, userId: string, emitterId: string, glob: string, given?: Listening): Promise<Listening> {
+async function listeningSubscriptions(
+  db: Kysely<Database>,
+  userId: string,
+  emitterId: string,
+  glob: string,
+  given?: Listening,
+): Promise<Listening> {
   const memo = scopeOf(db)?.memo;
   const key = `listening:${userId}:${emitterId}`;
   const known = memo?.get(key) as Listening | undefined;

@@ -15,12 +15,28 @@ import { attemptsOf } from "./list-deliveries.js";
 
 const CHUNK = 500;
 
-export async function resendDelivery({ ctx, actor, webhookId, deliveryId }: { ctx: Ctx; actor: Actor; webhookId: string; deliveryId: string }): Promise<DeliveryView> {
+export async function resendDelivery({
+  ctx,
+  actor,
+  webhookId,
+  deliveryId,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  webhookId: string;
+  deliveryId: string;
+}): Promise<DeliveryView> {
   const webhook = await findOwnedWebhook(ctx, actor, webhookId);
   assertActive(webhook.active);
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const delivery = await trx.selectFrom("deliveries").selectAll().where("id", "=", deliveryId).where("listener_id", "=", webhookId).where("user_id", "=", actor.userId).executeTakeFirst();
+    const delivery = await trx
+      .selectFrom("deliveries")
+      .selectAll()
+      .where("id", "=", deliveryId)
+      .where("listener_id", "=", webhookId)
+      .where("user_id", "=", actor.userId)
+      .executeTakeFirst();
     if (!delivery) throw notFound();
     if (delivery.status === "pending") return bringForward(trx, delivery, now);
     await requeue(trx, [delivery], now);
@@ -31,13 +47,30 @@ export async function resendDelivery({ ctx, actor, webhookId, deliveryId }: { ct
 }
 
 /** Re-sends every failed delivery of the webhook created between `from` and `to` (Unix seconds, inclusive). */
-export async function resendFailedDeliveries({ ctx, actor, webhookId, from, to }: { ctx: Ctx; actor: Actor; webhookId: string; from?: number; to?: number }): Promise<{ resent: number }> {
+export async function resendFailedDeliveries({
+  ctx,
+  actor,
+  webhookId,
+  from,
+  to,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  webhookId: string;
+  from?: number;
+  to?: number;
+}): Promise<{ resent: number }> {
   const webhook = await findOwnedWebhook(ctx, actor, webhookId);
   assertActive(webhook.active);
   if (from !== undefined && to !== undefined && from > to) throw invalid("from must not be after to");
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
-    let query = trx.selectFrom("deliveries").selectAll().where("user_id", "=", actor.userId).where("listener_id", "=", webhookId).where("status", "=", "failed");
+    let query = trx
+      .selectFrom("deliveries")
+      .selectAll()
+      .where("user_id", "=", actor.userId)
+      .where("listener_id", "=", webhookId)
+      .where("status", "=", "failed");
     if (from !== undefined) query = query.where("created_at", ">=", from * 1000);
     if (to !== undefined) query = query.where("created_at", "<", (to + 1) * 1000);
     const failed = await query.execute();
@@ -51,7 +84,11 @@ async function requeue(db: Kysely<Database>, deliveries: DeliveriesTable[], now:
   await db
     .updateTable("deliveries")
     .set({ status: "pending", attempts: 0, next_attempt_at: now, updated_at: now })
-    .where("id", "in", deliveries.map((d) => d.id))
+    .where(
+      "id",
+      "in",
+      deliveries.map((d) => d.id),
+    )
     .execute();
   await enqueueJobs(db, deliveryJobs(deliveries, now), now);
 }
@@ -64,9 +101,19 @@ async function requeue(db: Kysely<Database>, deliveries: DeliveriesTable[], now:
  */
 async function bringForward(db: Kysely<Database>, delivery: DeliveriesTable, now: number): Promise<DeliveriesTable> {
   const payload = JSON.stringify({ deliveryId: delivery.id });
-  const waiting = await db.deleteFrom("jobs").where("type", "=", DELIVERY_JOB).where("payload", "=", payload).where("lease_token", "is", null).executeTakeFirst();
+  const waiting = await db
+    .deleteFrom("jobs")
+    .where("type", "=", DELIVERY_JOB)
+    .where("payload", "=", payload)
+    .where("lease_token", "is", null)
+    .executeTakeFirst();
   if (Number(waiting.numDeletedRows) === 0) {
-    const held = await db.selectFrom("jobs").select("id").where("type", "=", DELIVERY_JOB).where("payload", "=", payload).executeTakeFirst();
+    const held = await db
+      .selectFrom("jobs")
+      .select("id")
+      .where("type", "=", DELIVERY_JOB)
+      .where("payload", "=", payload)
+      .executeTakeFirst();
     if (held) return delivery;
   }
   await db.updateTable("deliveries").set({ next_attempt_at: now, updated_at: now }).where("id", "=", delivery.id).execute();

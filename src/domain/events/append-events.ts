@@ -33,7 +33,16 @@ export interface NewEvent {
 const newestOfEmitter = preparedQuery((db, emitterId: string) =>
   db.selectFrom("events").select(["ms", "seq"]).where("emitter_id", "=", emitterId).orderBy("ms", "desc").orderBy("seq", "desc").limit(1),
 );
-const insertEvents = rowInserter("events", { emitter_id: true, ms: true, seq: true, id: true, user_id: true, stream: true, event: true, metadata: true });
+const insertEvents = rowInserter("events", {
+  emitter_id: true,
+  ms: true,
+  seq: true,
+  id: true,
+  user_id: true,
+  stream: true,
+  event: true,
+  metadata: true,
+});
 // One statement: everything older than the stream's 100th newest event goes (nothing while
 // the stream holds fewer).
 const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
@@ -49,7 +58,11 @@ const trimStream = preparedQuery((db, emitterId: string, stream: string) =>
 /** What appendEvents keeps up to date in the context: cached pages, emitters written here, announcements. */
 export type EventWriteState = Pick<InProcessState, "summaryPages" | "emittersWrittenHere" | "committedDeliveries">;
 
-export async function appendEvents(state: EventWriteState, db: Kysely<Database>, input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[]; limits: EventLimits }): Promise<StoredEvent[]> {
+export async function appendEvents(
+  state: EventWriteState,
+  db: Kysely<Database>,
+  input: { userId: string; emitterId: string; nowMs: number; events: NewEvent[]; limits: EventLimits },
+): Promise<StoredEvent[]> {
   if (input.events.length === 0) return [];
   state.summaryPages.forgetEmitterPages(input.emitterId);
   const drafts = input.events.map((item) => draftOf(item, input.emitterId));
@@ -68,7 +81,16 @@ export async function appendEvents(state: EventWriteState, db: Kysely<Database>,
   } else {
     let floor = await floorOf(db, storage.soleWriter && state.emittersWrittenHere.has(input.emitterId), input.emitterId);
     keys = drafts.map(() => (floor = nextEventKey(input.nowMs, floor)));
-    const rows = drafts.map((d, i) => ({ emitter_id: input.emitterId, ms: keys[i]!.ms, seq: keys[i]!.seq, id: formatEventId(keys[i]!), user_id: input.userId, stream: d.stream, event: d.json, metadata: d.metadataJson }));
+    const rows = drafts.map((d, i) => ({
+      emitter_id: input.emitterId,
+      ms: keys[i]!.ms,
+      seq: keys[i]!.seq,
+      id: formatEventId(keys[i]!),
+      user_id: input.userId,
+      stream: d.stream,
+      event: d.json,
+      metadata: d.metadataJson,
+    }));
     await insertEvents.execute(db, rows);
   }
   memo?.set(floorKey(input.emitterId), keys[keys.length - 1]);
@@ -90,7 +112,9 @@ export async function appendEvents(state: EventWriteState, db: Kysely<Database>,
   for (const stream of new Set(drafts.map((d) => d.stream))) {
     // Nothing in the transaction reads past the trim: on PostgreSQL it goes with the other
     // deferred writes (store/deferred-writes.ts), still inside the transaction.
-    await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, () => writeBeforeCommit(db, trimStream.compile(db, input.emitterId, stream)));
+    await onceBeforeCommit(db, `trim:${input.emitterId}:${stream}`, () =>
+      writeBeforeCommit(db, trimStream.compile(db, input.emitterId, stream)),
+    );
   }
   await fanOut(db, stored, { now: input.nowMs, listening, announce: state.committedDeliveries });
   return stored;

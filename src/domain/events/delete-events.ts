@@ -12,13 +12,21 @@ export interface EventRange {
 }
 
 export function validateEventRange(range: EventRange): EventRange {
-  for (const [field, id] of [["start_id", range.startId], ["end_id", range.endId]] as const) {
+  for (const [field, id] of [
+    ["start_id", range.startId],
+    ["end_id", range.endId],
+  ] as const) {
     if (id !== undefined && !parseEventId(id)) throw invalid(`${field} must be an event id like 1700000000000-0`);
   }
   return range;
 }
 
-export async function deleteEventRange(pages: SummaryPageCache, db: Kysely<Database>, emitterId: string, range: EventRange): Promise<number> {
+export async function deleteEventRange(
+  pages: SummaryPageCache,
+  db: Kysely<Database>,
+  emitterId: string,
+  range: EventRange,
+): Promise<number> {
   pages.forgetEmitterPages(emitterId);
   let query = db.deleteFrom("events").where("emitter_id", "=", emitterId);
   const start = range.startId ? parseEventId(range.startId) : undefined;

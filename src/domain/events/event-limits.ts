@@ -40,7 +40,10 @@ export interface EventLimits {
 }
 
 /** `db` is the database itself (not a transaction): usage is read beside the writes. */
-export function createEventLimits(config: Pick<Config, "maxEventBytes" | "maxStreamsPerEmitter" | "accountStorageBytes">, db: Kysely<Database>): EventLimits {
+export function createEventLimits(
+  config: Pick<Config, "maxEventBytes" | "maxStreamsPerEmitter" | "accountStorageBytes">,
+  db: Kysely<Database>,
+): EventLimits {
   const usage = new Map<string, { bytes: number; at: number }>();
   const reading = new Map<string, Promise<number>>();
   const streams = new Map<string, Set<string>>();
@@ -94,11 +97,29 @@ export function createEventLimits(config: Pick<Config, "maxEventBytes" | "maxStr
       const refusals: Array<Refusal | undefined> = [];
       for (const event of events) {
         if (overQuota && event.stream !== "$errors") {
-          refusals.push(refusal("StorageQuotaExceeded", `the account's storage quota of ${config.accountStorageBytes} bytes (SLUICE_ACCOUNT_STORAGE_MB) is used up; the event was not stored`, event));
+          refusals.push(
+            refusal(
+              "StorageQuotaExceeded",
+              `the account's storage quota of ${config.accountStorageBytes} bytes (SLUICE_ACCOUNT_STORAGE_MB) is used up; the event was not stored`,
+              event,
+            ),
+          );
         } else if (tooLarge(event.json, config.maxEventBytes)) {
-          refusals.push(refusal("EventTooLarge", `an event on stream "${event.stream}" of ${Buffer.byteLength(event.json)} bytes exceeds SLUICE_MAX_EVENT_BYTES (${config.maxEventBytes}); it was not stored`, event));
+          refusals.push(
+            refusal(
+              "EventTooLarge",
+              `an event on stream "${event.stream}" of ${Buffer.byteLength(event.json)} bytes exceeds SLUICE_MAX_EVENT_BYTES (${config.maxEventBytes}); it was not stored`,
+              event,
+            ),
+          );
         } else if (!ALWAYS_ALLOWED.has(event.stream) && !(await admitStream(db, target.emitterId, event.stream))) {
-          refusals.push(refusal("TooManyStreams", `stream "${event.stream}" was refused: an emitter may have ${config.maxStreamsPerEmitter} named streams (SLUICE_MAX_STREAMS_PER_EMITTER) besides the default stream, $errors and $logs`, event));
+          refusals.push(
+            refusal(
+              "TooManyStreams",
+              `stream "${event.stream}" was refused: an emitter may have ${config.maxStreamsPerEmitter} named streams (SLUICE_MAX_STREAMS_PER_EMITTER) besides the default stream, $errors and $logs`,
+              event,
+            ),
+          );
         } else {
           refusals.push(undefined);
         }
@@ -122,7 +143,8 @@ function tooLarge(json: string, max: number): boolean {
 }
 
 function refusal(name: string, message: string, event: EventToStore): Refusal {
-  const preview = event.json.length > PREVIEW_CHARACTERS ? { $truncated: true, preview: event.json.slice(0, PREVIEW_CHARACTERS) } : safeParse(event.json);
+  const preview =
+    event.json.length > PREVIEW_CHARACTERS ? { $truncated: true, preview: event.json.slice(0, PREVIEW_CHARACTERS) } : safeParse(event.json);
   return { error: { error: { name, message, stack: `${name}: ${message}` }, original_event: { stream: event.stream, event: preview } } };
 }
 

@@ -31,7 +31,12 @@ const truncated = (row: EventRow, expand: boolean) => !expand && Buffer.byteLeng
 export function eventSummary(row: EventRow, expand: boolean): EventSummary {
   const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   if (truncated(row, expand)) {
-    return { id: row.id, indexed_at_ms: Number(row.ms), event: { $truncated: true, preview: row.event.slice(0, TRUNCATE_AT_BYTES) }, metadata: { ...metadata, truncated: true } };
+    return {
+      id: row.id,
+      indexed_at_ms: Number(row.ms),
+      event: { $truncated: true, preview: row.event.slice(0, TRUNCATE_AT_BYTES) },
+      metadata: { ...metadata, truncated: true },
+    };
   }
   return { id: row.id, indexed_at_ms: Number(row.ms), event: JSON.parse(row.event), metadata };
 }

@@ -22,7 +22,14 @@ export async function insertAboveNewest(
 ): Promise<{ keys: EventKey[]; listening: Listening }> {
   const first = nextEventKey(input.nowMs);
   for (let i = 1; i < drafts.length; i++) nextEventKey(input.nowMs);
-  const rows = { emitterId: input.emitterId, userId: input.userId, first, streams: drafts.map((d) => d.stream), events: drafts.map((d) => d.json), metadata: drafts.map((d) => d.metadataJson) };
+  const rows = {
+    emitterId: input.emitterId,
+    userId: input.userId,
+    first,
+    streams: drafts.map((d) => d.stream),
+    events: drafts.map((d) => d.json),
+    metadata: drafts.map((d) => d.metadataJson),
+  };
   const { start, listening } = await insert<Listening[number]>(db, rows, listeningStatement(db, input.userId, input.emitterId));
   const keys = drafts.map((_, i) => ({ ms: start.ms, seq: start.seq + i }));
   noteEventKey(keys[keys.length - 1]!);

@@ -5,7 +5,14 @@ import { invalid, notFound } from "../../lib/errors.js";
 import { preparedQuery } from "../../store/prepared-query.js";
 import { decodeCursor, encodeCursor, type Page, type PageRequest } from "../../store/paginate.js";
 import { parseEventId } from "./event-ids.js";
-import { eventSummary, summaryPageJson, summaryPageObject, type EventRow, type EventSummary, type EventSummaryPage } from "./event-summary.js";
+import {
+  eventSummary,
+  summaryPageJson,
+  summaryPageObject,
+  type EventRow,
+  type EventSummary,
+  type EventSummaryPage,
+} from "./event-summary.js";
 
 function cursorKey(cursor: string) {
   const [, id] = decodeCursor(cursor);
@@ -26,7 +33,9 @@ const countOwned = (table: EmitterTable) =>
   preparedQuery((db, emitterId: string, userId: string, stream: string) =>
     db
       .selectFrom(table)
-      .select((eb) => eb.selectFrom("events").select(eb.fn.countAll().as("c")).where("emitter_id", "=", emitterId).where("stream", "=", stream).as("n"))
+      .select((eb) =>
+        eb.selectFrom("events").select(eb.fn.countAll().as("c")).where("emitter_id", "=", emitterId).where("stream", "=", stream).as("n"),
+      )
       .where("id", "=", emitterId)
       .where("user_id", "=", userId),
   );
@@ -34,7 +43,14 @@ const COUNT_OWNED = { sources: countOwned("sources"), workflows: countOwned("wor
 
 const COLUMNS = ["id", "ms", "event", "metadata"] as const;
 const newestPage = preparedQuery((db, emitterId: string, stream: string, limit: number) =>
-  db.selectFrom("events").select(COLUMNS).where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(limit),
+  db
+    .selectFrom("events")
+    .select(COLUMNS)
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream)
+    .orderBy("ms", "desc")
+    .orderBy("seq", "desc")
+    .limit(limit),
 );
 /** Older than the cursor, newest first ("desc", after=), or newer, oldest first ("asc", before=). */
 const pageBeyond = (order: "asc" | "desc") => {
@@ -55,7 +71,23 @@ const pageAfter = pageBeyond("desc");
 const pageBefore = pageBeyond("asc");
 
 /** A page of the stream of an emitter of `table` owned by `userId`; not found otherwise. */
-export async function listEventSummaries({ ctx, table, emitterId, userId, stream, page, expand }: { ctx: Ctx; table: EmitterTable; emitterId: string; userId: string; stream: string; page: PageRequest; expand: boolean }): Promise<EventSummaryPage> {
+export async function listEventSummaries({
+  ctx,
+  table,
+  emitterId,
+  userId,
+  stream,
+  page,
+  expand,
+}: {
+  ctx: Ctx;
+  table: EmitterTable;
+  emitterId: string;
+  userId: string;
+  stream: string;
+  page: PageRequest;
+  expand: boolean;
+}): Promise<EventSummaryPage> {
   const owned = (await COUNT_OWNED[table](ctx.db, emitterId, userId, stream)).rows[0];
   if (!owned) throw notFound();
   let rows: EventRow[];
@@ -104,8 +136,24 @@ export async function readSummaryPage(args: PageArgs & { asObjects: boolean }): 
 }
 
 /** Events of a stream newer than `afterId`, oldest first (live tails). Always full events. */
-export async function eventsAfter({ ctx, emitterId, stream, afterId, limit }: { ctx: Ctx; emitterId: string; stream: string; afterId?: string; limit: number }): Promise<EventSummary[]> {
-  let query = ctx.db.selectFrom("events").select(["id", "ms", "event", "metadata"]).where("emitter_id", "=", emitterId).where("stream", "=", stream);
+export async function eventsAfter({
+  ctx,
+  emitterId,
+  stream,
+  afterId,
+  limit,
+}: {
+  ctx: Ctx;
+  emitterId: string;
+  stream: string;
+  afterId?: string;
+  limit: number;
+}): Promise<EventSummary[]> {
+  let query = ctx.db
+    .selectFrom("events")
+    .select(["id", "ms", "event", "metadata"])
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream);
   const key = afterId ? parseEventId(afterId) : undefined;
   if (key) query = query.where((eb) => eb.or([eb("ms", ">", key.ms), eb.and([eb("ms", "=", key.ms), eb("seq", ">", key.seq)])]));
   const rows = await query.orderBy("ms", "asc").orderBy("seq", "asc").limit(limit).execute();
@@ -114,6 +162,14 @@ export async function eventsAfter({ ctx, emitterId, stream, afterId, limit }: { 
 
 /** The newest event id of a stream, so a live tail without Last-Event-ID starts from now. */
 export async function newestEventId(ctx: Ctx, emitterId: string, stream: string): Promise<string | undefined> {
-  const row = await ctx.db.selectFrom("events").select("id").where("emitter_id", "=", emitterId).where("stream", "=", stream).orderBy("ms", "desc").orderBy("seq", "desc").limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom("events")
+    .select("id")
+    .where("emitter_id", "=", emitterId)
+    .where("stream", "=", stream)
+    .orderBy("ms", "desc")
+    .orderBy("seq", "desc")
+    .limit(1)
+    .executeTakeFirst();
   return row?.id;
 }

@@ -16,11 +16,17 @@ export interface LiveTail {
 }
 
 /** Opens the tail of an emitter the caller has already been checked to own. */
-export async function openEmitterTail(ctx: Ctx, emitterId: string, eventName: string | undefined, lastEventId: string | undefined): Promise<LiveTail> {
+export async function openEmitterTail(
+  ctx: Ctx,
+  emitterId: string,
+  eventName: string | undefined,
+  lastEventId: string | undefined,
+): Promise<LiveTail> {
   const stream = streamOf(eventName);
   return {
     startAfter: lastEventId || (await newestEventId(ctx, emitterId, stream)),
-    fetchAfter: async (afterId) => (await eventsAfter({ ctx, emitterId, stream, afterId, limit: TAIL_BATCH })).map((s) => ({ id: s.id, data: s })),
+    fetchAfter: async (afterId) =>
+      (await eventsAfter({ ctx, emitterId, stream, afterId, limit: TAIL_BATCH })).map((s) => ({ id: s.id, data: s })),
     subscribe: (wake) => ctx.liveEvents.listen(emitterId, wake),
   };
 }

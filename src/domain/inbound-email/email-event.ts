@@ -35,7 +35,9 @@ export async function parseEmail(message: Buffer, maxBytes: number): Promise<Ema
       maxHtmlLengthToParse: maxBytes,
     });
   } catch (error) {
-    throw new ServiceError("VALIDATION", `the message could not be parsed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ServiceError("VALIDATION", `the message could not be parsed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const fields: EmailEvent = {
     headers: Object.fromEntries(mail.headers),
@@ -101,7 +103,10 @@ export function fitEvent(parsed: EmailEvent, envelope: Envelope, maxBytes: numbe
     }
   }
   if (size > maxBytes) {
-    throw new ServiceError("PAYLOAD_TOO_LARGE", `the message's event would take ${size} bytes without its bodies, more than SLUICE_MAX_EVENT_BYTES (${maxBytes})`);
+    throw new ServiceError(
+      "PAYLOAD_TOO_LARGE",
+      `the message's event would take ${size} bytes without its bodies, more than SLUICE_MAX_EVENT_BYTES (${maxBytes})`,
+    );
   }
   return event;
 }

@@ -70,7 +70,13 @@ export async function receiveEmail({ ctx, input, parse }: { ctx: Ctx; input: Inb
         // A refusal (the account filled up since its recipient was accepted) rolls everything
         // back: the sender is told to try again later rather than the mail being half stored.
         // appendEvents checks the limits and stores a refused event as its $errors entry.
-        const [stored] = await appendEvents(ctx, tx, { userId: target.userId, emitterId: target.sourceId, nowMs, events: [{ stream: "", event, meta: metaOf(event) }], limits: ctx.eventLimits });
+        const [stored] = await appendEvents(ctx, tx, {
+          userId: target.userId,
+          emitterId: target.sourceId,
+          nowMs,
+          events: [{ stream: "", event, meta: metaOf(event) }],
+          limits: ctx.eventLimits,
+        });
         if (stored?.stream === "$errors") throw new ServiceError("LIMIT_EXCEEDED", (stored.event as Refusal["error"]).error.message);
       }
     }),

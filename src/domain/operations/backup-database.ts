@@ -24,16 +24,22 @@ export interface BackupResult {
 }
 
 export const POSTGRES_BACKUP_ADVICE =
-  "DATABASE_URL is set: back up PostgreSQL with its own tools, e.g. pg_dump --format=custom --file=sluice.dump \"$DATABASE_URL\" " +
+  'DATABASE_URL is set: back up PostgreSQL with its own tools, e.g. pg_dump --format=custom --file=sluice.dump "$DATABASE_URL" ' +
   "(restore with pg_restore), and keep SLUICE_SECRET_KEY with the dump: without it the connected accounts' credentials cannot be read";
 
-export async function backupDatabase(config: Pick<Config, "databaseUrl" | "dataDir" | "secretKey">, file: string, options: { force?: boolean } = {}): Promise<BackupResult> {
+export async function backupDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir" | "secretKey">,
+  file: string,
+  options: { force?: boolean } = {},
+): Promise<BackupResult> {
   if (config.databaseUrl) throw invalid(POSTGRES_BACKUP_ADVICE);
   const databaseFile = resolve(file);
   const keyCopy = `${databaseFile}.key`;
-  if (!existsSync(sqliteDatabasePath(config.dataDir))) throw invalid(`there is no database at ${sqliteDatabasePath(config.dataDir)}: check SLUICE_DATA_DIR`);
+  if (!existsSync(sqliteDatabasePath(config.dataDir)))
+    throw invalid(`there is no database at ${sqliteDatabasePath(config.dataDir)}: check SLUICE_DATA_DIR`);
   if (!options.force) {
-    for (const path of [databaseFile, keyCopy]) if (existsSync(path)) throw invalid(`${path} exists; choose another file or pass --force to replace it`);
+    for (const path of [databaseFile, keyCopy])
+      if (existsSync(path)) throw invalid(`${path} exists; choose another file or pass --force to replace it`);
   }
   const keyPath = join(config.dataDir, KEY_FILE);
   // Read before the copy: a key made later (first start) could not belong to it anyway.
@@ -56,11 +62,16 @@ export async function backupDatabase(config: Pick<Config, "databaseUrl" | "dataD
     key = parseSecretKey(fileKey, keyPath);
   } else {
     keyNote = `there is no key file ${keyPath}`;
-    if (copy.secretChecks.size > 0) problems.push(`${keyPath} is missing but the database holds credentials encrypted with a key: find that key, or the copy's connected accounts cannot be read`);
+    if (copy.secretChecks.size > 0)
+      problems.push(
+        `${keyPath} is missing but the database holds credentials encrypted with a key: find that key, or the copy's connected accounts cannot be read`,
+      );
     else keyNote += " (the server makes one at its first start; nothing is encrypted yet)";
   }
   if (key && keyOpensCheck(key, copy.secretChecks) === false) {
-    problems.push(`${config.secretKey ? "SLUICE_SECRET_KEY" : keyPath} is not the key the database's credentials were encrypted with: the copy's connected accounts cannot be read with it`);
+    problems.push(
+      `${config.secretKey ? "SLUICE_SECRET_KEY" : keyPath} is not the key the database's credentials were encrypted with: the copy's connected accounts cannot be read with it`,
+    );
   }
   return { databaseFile, pages, keyFile, keyNote, problems };
 }

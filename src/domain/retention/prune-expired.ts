@@ -47,7 +47,8 @@ export async function pruneExpired(ctx: PruneCtx, options: PruneOptions = {}): P
   const started = performance.now(); // a duration for the log, not data
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const pause = async () => {
-    if (!options.signal?.aborted) await sleep(options.pauseMs ?? DEFAULT_PAUSE_MS, undefined, { signal: options.signal }).catch(() => undefined);
+    if (!options.signal?.aborted)
+      await sleep(options.pauseMs ?? DEFAULT_PAUSE_MS, undefined, { signal: options.signal }).catch(() => undefined);
   };
   const cutoff = ctx.clock.now() - ctx.config.deliveryRetentionDays * DAY_MS;
   const counts: PruneCounts = { deliveries: 0, attempts: 0, logEvents: 0, freedPages: 0, batches: 0, ms: 0 };
@@ -66,14 +67,29 @@ export async function pruneExpired(ctx: PruneCtx, options: PruneOptions = {}): P
   return counts;
 }
 
-async function pruneDeliveries(ctx: PruneCtx, cutoff: number, batchSize: number, counts: PruneCounts, pause: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+async function pruneDeliveries(
+  ctx: PruneCtx,
+  cutoff: number,
+  batchSize: number,
+  counts: PruneCounts,
+  pause: () => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   // Time-ordered ids sort before the start of tomorrow's; deliveries made before ids were
   // time-ordered have random ids, most of them after that: walked as a range of their own.
   await pruneDeliveriesFrom(ctx, "", cutoff, batchSize, counts, pause, signal);
   await pruneDeliveriesFrom(ctx, timeOrderedIdStart("del", ctx.clock.now() + DAY_MS), cutoff, batchSize, counts, pause, signal);
 }
 
-async function pruneDeliveriesFrom(ctx: PruneCtx, from: string, cutoff: number, batchSize: number, counts: PruneCounts, pause: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+async function pruneDeliveriesFrom(
+  ctx: PruneCtx,
+  from: string,
+  cutoff: number,
+  batchSize: number,
+  counts: PruneCounts,
+  pause: () => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let after = from;
   while (!signal?.aborted) {
     const rows = await ctx.db
@@ -92,7 +108,14 @@ async function pruneDeliveriesFrom(ctx: PruneCtx, from: string, cutoff: number, 
       await ctx.db.transaction().execute(async (tx) => {
         // Read again under lock: a resend may have made one pending since.
         const locked = await ctx.storage
-          .lockForUpdate(tx.selectFrom("deliveries").select("id").where("id", "in", expired).where("status", "!=", "pending").where("updated_at", "<", cutoff))
+          .lockForUpdate(
+            tx
+              .selectFrom("deliveries")
+              .select("id")
+              .where("id", "in", expired)
+              .where("status", "!=", "pending")
+              .where("updated_at", "<", cutoff),
+          )
           .execute();
         const ids = locked.map((row) => row.id);
         if (ids.length === 0) return;
@@ -109,16 +132,33 @@ async function pruneDeliveriesFrom(ctx: PruneCtx, from: string, cutoff: number, 
   }
 }
 
-async function pruneLogEvents(ctx: PruneCtx, cutoff: number, batchSize: number, counts: PruneCounts, pause: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+async function pruneLogEvents(
+  ctx: PruneCtx,
+  cutoff: number,
+  batchSize: number,
+  counts: PruneCounts,
+  pause: () => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let after = "";
   while (!signal?.aborted) {
-    const emitters = await ctx.db.selectFrom("emitter_storage").select("emitter_id").where("emitter_id", ">", after).orderBy("emitter_id").limit(EMITTERS_PER_LOOKUP).execute();
+    const emitters = await ctx.db
+      .selectFrom("emitter_storage")
+      .select("emitter_id")
+      .where("emitter_id", ">", after)
+      .orderBy("emitter_id")
+      .limit(EMITTERS_PER_LOOKUP)
+      .execute();
     if (emitters.length === 0) return;
     after = emitters[emitters.length - 1]!.emitter_id;
     const expired = await ctx.db
       .selectFrom("events")
       .select(["emitter_id", sql<number>`count(*)`.as("n")])
-      .where("emitter_id", "in", emitters.map((row) => row.emitter_id))
+      .where(
+        "emitter_id",
+        "in",
+        emitters.map((row) => row.emitter_id),
+      )
       .where("stream", "=", "$logs")
       .where("ms", "<", cutoff)
       .groupBy("emitter_id")
@@ -145,7 +185,12 @@ async function pruneLogEvents(ctx: PruneCtx, cutoff: number, batchSize: number, 
 async function deleteLogEvents(ctx: PruneCtx, emitterIds: string[], cutoff: number, counts: PruneCounts): Promise<void> {
   // SQLite: cached summary pages of these emitters would still list the deleted events.
   for (const emitterId of emitterIds) ctx.summaryPages.forgetEmitterPages(emitterId);
-  const result = await ctx.db.deleteFrom("events").where("emitter_id", "in", emitterIds).where("stream", "=", "$logs").where("ms", "<", cutoff).executeTakeFirst();
+  const result = await ctx.db
+    .deleteFrom("events")
+    .where("emitter_id", "in", emitterIds)
+    .where("stream", "=", "$logs")
+    .where("ms", "<", cutoff)
+    .executeTakeFirst();
   counts.logEvents += Number(result.numDeletedRows);
   counts.batches++;
 }

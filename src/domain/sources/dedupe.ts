@@ -20,7 +20,11 @@ function greater(a: string | number, b: string | number): boolean {
   return String(a) > String(b);
 }
 
-export function applyDedupe(strategy: DedupeStrategy, emits: EmitRecord[], state: DedupeState): { emits: EmitRecord[]; state: DedupeState } {
+export function applyDedupe(
+  strategy: DedupeStrategy,
+  emits: EmitRecord[],
+  state: DedupeState,
+): { emits: EmitRecord[]; state: DedupeState } {
   if (!strategy) return { emits, state };
   if (strategy === "unique") {
     const seen = [...(state.unique ?? [])];

@@ -19,5 +19,8 @@ export async function listSources({ ctx, actor, page }: { ctx: Ctx; actor: Actor
           .where((eb) => eb.or([eb("user_id", "=", actor.userId), eb("user_id", "is", null)]))
           .execute();
   const metadata = new Map(components.map((row) => [row.id, JSON.parse(row.metadata) as ComponentMetadata]));
-  return { page_info: result.page_info, data: result.data.map((row) => sourceView(ctx, row, metadata.get(row.component_id) as ComponentMetadata, { withUserId: false })) };
+  return {
+    page_info: result.page_info,
+    data: result.data.map((row) => sourceView(ctx, row, metadata.get(row.component_id) as ComponentMetadata, { withUserId: false })),
+  };
 }

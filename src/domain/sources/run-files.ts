@@ -15,7 +15,12 @@ export interface RunFiles {
   refused?: Pick<ExecutionFailure, "name" | "message" | "stack">;
 }
 
-export async function stageRunFiles(ctx: Pick<Ctx, "config">, sourceId: string, before: Record<string, string>, changes: DirChanges): Promise<RunFiles> {
+export async function stageRunFiles(
+  ctx: Pick<Ctx, "config">,
+  sourceId: string,
+  before: Record<string, string>,
+  changes: DirChanges,
+): Promise<RunFiles> {
   const plan = checkFileChanges(before, changes, { maxFiles: ctx.config.sourceFilesMax, maxBytes: ctx.config.sourceFilesBytes });
   if (typeof plan === "string") return { refused: filesFailure(plan) };
   try {
@@ -37,13 +42,16 @@ export async function commitRunFiles(ctx: Ctx, sourceId: string, staged: StagedF
     ctx.logger.error({ err: error, sourceId }, "a source's file changes could not be applied");
     return filesFailure(`the files could not be written (${(error as Error).message})`);
   } finally {
-    await removeIfDeleted(ctx, sourceId).catch((error: unknown) => ctx.logger.error({ err: error, sourceId }, "a deleted source's files could not be removed"));
+    await removeIfDeleted(ctx, sourceId).catch((error: unknown) =>
+      ctx.logger.error({ err: error, sourceId }, "a deleted source's files could not be removed"),
+    );
   }
   return undefined;
 }
 
 async function removeIfDeleted(ctx: Ctx, sourceId: string): Promise<void> {
-  if (!(await ctx.db.selectFrom("sources").select("id").where("id", "=", sourceId).executeTakeFirst())) await removeSourceFiles(ctx, sourceId);
+  if (!(await ctx.db.selectFrom("sources").select("id").where("id", "=", sourceId).executeTakeFirst()))
+    await removeSourceFiles(ctx, sourceId);
 }
 
 function filesFailure(reason: string): Pick<ExecutionFailure, "name" | "message" | "stack"> {

@@ -9,7 +9,14 @@ import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/appe
 import type { StoredEvent } from "../events/stored-event.js";
 import { chargedEvenIfStoringFails } from "../usage/charge-execution.js";
 import { recordUsage } from "../usage/record-usage.js";
-import type { CodeRunner, EmitRecord, ExecuteRequest, ExecuteResult, ExecutionFailure, HttpResponseRecord } from "../../runtime/code-runner.js";
+import type {
+  CodeRunner,
+  EmitRecord,
+  ExecuteRequest,
+  ExecuteResult,
+  ExecutionFailure,
+  HttpResponseRecord,
+} from "../../runtime/code-runner.js";
 import { applyDedupe, type DedupeState } from "./dedupe.js";
 import { readSourceFiles } from "./source-files.js";
 import { SOURCE_FILES_ERROR } from "../../runner/protocol/dir-rules.js";
@@ -56,14 +63,18 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
   // Only state ($.service.db, dedupe) needs executions one at a time; a source without any
   // runs its executions side by side (the HTTP ingest path of most sources).
   const stateful = source.usesDb || source.usesDir || source.metadata.dedupe !== null;
-  const withState = <T>(fn: (locked: LockedState) => Promise<T>) => (stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} }));
+  const withState = <T>(fn: (locked: LockedState) => Promise<T>) =>
+    stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} });
   return withState(async (locked) => {
     let files: Record<string, string> | undefined;
     if (source.usesDir) {
       try {
         files = await readSourceFiles(ctx, source.id);
       } catch (error) {
-        return notRun(ctx, source, request, { name: SOURCE_FILES_ERROR, message: `the source's files could not be read (${(error as Error).message}); the source did not run` });
+        return notRun(ctx, source, request, {
+          name: SOURCE_FILES_ERROR,
+          message: `the source's files could not be read (${(error as Error).message}); the source did not run`,
+        });
       }
     }
     const result = await runner.execute(
@@ -91,31 +102,42 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (result.error) events.push(errorEvent(result.error, request.event));
     // The code ran: should storing what it did fail, it is still counted (charge-execution.ts).
     const charge = { userId: source.userId, computeMs: result.durationMs };
-    const runFiles: RunFiles = files && result.dir ? await chargedEvenIfStoringFails(ctx, charge, () => stageRunFiles(ctx, source.id, files, result.dir!)) : {};
+    const runFiles: RunFiles =
+      files && result.dir ? await chargedEvenIfStoringFails(ctx, charge, () => stageRunFiles(ctx, source.id, files, result.dir!)) : {};
     if (runFiles.refused) events.push(errorEvent(runFiles.refused, request.event));
     // Executions finishing close together share one transaction (group commit); each still
     // returns only after its own results are committed. Results that cannot be stored are
     // dropped for one $errors event saying why (the job completes with it): retrying would run
     // the code again and fail the same way.
-    const stored = await chargedEvenIfStoringFails(ctx, charge, () => retryOnEventIdClash(() => inGroupTransaction(ctx.db, async (tx): Promise<StoredEvent[] | undefined> => {
-      await request.inTransaction?.(tx);
-      const now = ctx.clock.now();
-      await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too, and one of a source deleted meanwhile
-      if (stateful) {
-        const updated = await tx
-          .updateTable("sources")
-          .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
-          .where("id", "=", source.id)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) return undefined; // deleted while it ran
-      }
-      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
-    }))).catch(async (error: unknown) => {
+    const stored = await chargedEvenIfStoringFails(ctx, charge, () =>
+      retryOnEventIdClash(() =>
+        inGroupTransaction(ctx.db, async (tx): Promise<StoredEvent[] | undefined> => {
+          await request.inTransaction?.(tx);
+          const now = ctx.clock.now();
+          await recordUsage(tx, source.userId, now, result.durationMs); // every execution counts, hooks too, and one of a source deleted meanwhile
+          if (stateful) {
+            const updated = await tx
+              .updateTable("sources")
+              .set({ state: JSON.stringify(result.state ?? locked.state), dedupe_state: JSON.stringify(deduped.state) })
+              .where("id", "=", source.id)
+              .executeTakeFirst();
+            if (Number(updated.numUpdatedRows) === 0) return undefined; // deleted while it ran
+          }
+          return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: now, events, limits: ctx.eventLimits });
+        }),
+      ),
+    ).catch(async (error: unknown) => {
       await runFiles.staged?.discard();
       const message = `the results of this execution could not be stored (${(error as Error)?.message ?? String(error)}); its ${deduped.emits.length} events and ${result.logs.length} log lines were not kept`;
       ctx.logger.error({ err: error, sourceId: source.id }, "an execution's results could not be stored");
       // When even this fails (the database is unreachable), the original error goes up.
-      await recordSourceError(ctx, source, { name: "StoreError", message, stack: `StoreError: ${message}` }, request.event, request.inTransaction).catch(() => {
+      await recordSourceError(
+        ctx,
+        source,
+        { name: "StoreError", message, stack: `StoreError: ${message}` },
+        request.event,
+        request.inTransaction,
+      ).catch(() => {
         throw error;
       });
       return null;
@@ -141,7 +163,12 @@ function refusedForAuth(ctx: Ctx, source: RunnableSource, request: RunRequest, e
 }
 
 /** A run that could not start: recorded on $errors, as a failure. */
-async function notRun(ctx: Ctx, source: RunnableSource, request: RunRequest, reason: { name: string; message: string }): Promise<ExecuteResult> {
+async function notRun(
+  ctx: Ctx,
+  source: RunnableSource,
+  request: RunRequest,
+  reason: { name: string; message: string },
+): Promise<ExecuteResult> {
   const failure: ExecutionFailure = { kind: "error", ...reason, stack: `${reason.name}: ${reason.message}` };
   await recordSourceError(ctx, source, failure, request.event, request.inTransaction);
   return { emits: [], logs: [], state: {}, error: failure, durationMs: 0 };
@@ -170,18 +197,33 @@ function orderByTs(emits: EmitRecord[]): EmitRecord[] {
 
 /** A source's $errors event: {error: {name, message, stack}, original_event}. */
 export function errorEvent(failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown): NewEvent {
-  return { stream: "$errors", event: { error: { name: failure.name, message: failure.message, stack: failure.stack }, original_event: originalEvent ?? null } };
+  return {
+    stream: "$errors",
+    event: { error: { name: failure.name, message: failure.message, stack: failure.stack }, original_event: originalEvent ?? null },
+  };
 }
 
 /**
  * Records an $errors event without running the source (e.g. a run skipped over quota), in a
  * group transaction like a run's results; `inTransaction` completes with it (a job that caused it).
  */
-export async function recordSourceError(ctx: Ctx, source: { id: string; userId: string }, failure: Pick<ExecutionFailure, "name" | "message" | "stack">, originalEvent: unknown, inTransaction?: RunRequest["inTransaction"]): Promise<void> {
+export async function recordSourceError(
+  ctx: Ctx,
+  source: { id: string; userId: string },
+  failure: Pick<ExecutionFailure, "name" | "message" | "stack">,
+  originalEvent: unknown,
+  inTransaction?: RunRequest["inTransaction"],
+): Promise<void> {
   const stored = await retryOnEventIdClash(() =>
     inGroupTransaction(ctx.db, async (tx) => {
       await inTransaction?.(tx);
-      return appendEvents(ctx, tx, { userId: source.userId, emitterId: source.id, nowMs: ctx.clock.now(), events: [errorEvent(failure, originalEvent)], limits: ctx.eventLimits });
+      return appendEvents(ctx, tx, {
+        userId: source.userId,
+        emitterId: source.id,
+        nowMs: ctx.clock.now(),
+        events: [errorEvent(failure, originalEvent)],
+        limits: ctx.eventLimits,
+      });
     }),
   );
   if (stored.length > 0) ctx.liveEvents.announce([source.id]);

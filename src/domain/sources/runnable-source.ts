@@ -40,7 +40,17 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
   if (fresh(cached)) return cached;
   const row = await ctx.db
     .selectFrom("sources")
-    .select(["id", "user_id", "active", "endpoint_key", "custom_response", "component_id", "configured_props", "timer_interval_seconds", "timer_cron"])
+    .select([
+      "id",
+      "user_id",
+      "active",
+      "endpoint_key",
+      "custom_response",
+      "component_id",
+      "configured_props",
+      "timer_interval_seconds",
+      "timer_cron",
+    ])
     .where("id", "=", id)
     .executeTakeFirst();
   if (!row) {
@@ -70,7 +80,10 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     oauthProps: withAuth.oauthProps,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
     usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
-    intervalSeconds: row.timer_cron || row.timer_interval_seconds !== null ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron }) : null,
+    intervalSeconds:
+      row.timer_cron || row.timer_interval_seconds !== null
+        ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron })
+        : null,
     loadedAt: performance.now(),
   };
   forgetSource(ctx, id);

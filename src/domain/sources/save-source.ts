@@ -34,7 +34,13 @@ function checkConfiguredProps(value: unknown): Record<string, unknown> {
 }
 
 /** The columns that follow from a component and its configured props. */
-function derivedColumns(deps: SourceDeps, component: SavedComponent, configured: Record<string, unknown>, active: boolean, keys: { endpoint: string | null; email: string | null }) {
+function derivedColumns(
+  deps: SourceDeps,
+  component: SavedComponent,
+  configured: Record<string, unknown>,
+  active: boolean,
+  keys: { endpoint: string | null; email: string | null },
+) {
   const { ctx } = deps;
   const resolved = resolveProps(component.metadata, configured, ctx.config.minTimerSeconds);
   const now = ctx.clock.now();
@@ -72,7 +78,10 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
   await ctx.db.transaction().execute(async (tx) => {
     row.name = await unusedName(tx, "sources", actor.userId, name);
     row.name_slug = slugify(row.name);
-    const stored = await storeAppProps({ ...ctx, db: tx }, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
+    const stored = await storeAppProps(
+      { ...ctx, db: tx },
+      { userId: actor.userId, sourceId: id, metadata: component.metadata, configured },
+    );
     const bindings = apphookBindings(component.metadata, stored);
     row.configured_props = JSON.stringify(stored);
     await tx.insertInto("sources").values(row).execute();
@@ -88,7 +97,12 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
 }
 
 export async function findOwnedSource(deps: Pick<SourceDeps, "ctx">, actor: Actor, id: string): Promise<SourcesTable> {
-  const row = await deps.ctx.db.selectFrom("sources").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
+  const row = await deps.ctx.db
+    .selectFrom("sources")
+    .selectAll()
+    .where("id", "=", id)
+    .where("user_id", "=", actor.userId)
+    .executeTakeFirst();
   if (!row) throw notFound();
   return row;
 }
@@ -97,11 +111,15 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   const { ctx, actor, id, input } = deps;
   const current = await findOwnedSource(deps, actor, id);
   const component = await componentForSource(ctx, deps.runner, actor, input);
-  const configured = input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
+  const configured =
+    input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
   const active = input.active ?? true;
   const columns = derivedColumns(deps, component, configured, active, { endpoint: current.endpoint_key, email: current.email_key });
   // New props may hold inline credentials: stored as connected accounts, replaced by their ids.
-  const stored = input.configured_props === undefined ? configured : await storeAppProps(ctx, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
+  const stored =
+    input.configured_props === undefined
+      ? configured
+      : await storeAppProps(ctx, { userId: actor.userId, sourceId: id, metadata: component.metadata, configured });
   if (stored !== configured) columns.configured_props = JSON.stringify(stored);
   const bindings = apphookBindings(component.metadata, stored);
   const name = input.name?.trim() || current.name;
@@ -110,7 +128,11 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   if (old && Number(current.active) === 1) await runHooks(deps, old, ["deactivate"]);
   const next: SourcesTable = { ...current, ...columns, name, name_slug: slugify(name) };
   await ctx.db.transaction().execute(async (tx) => {
-    await tx.updateTable("sources").set({ ...columns, name: next.name, name_slug: next.name_slug }).where("id", "=", id).execute();
+    await tx
+      .updateTable("sources")
+      .set({ ...columns, name: next.name, name_slug: next.name_slug })
+      .where("id", "=", id)
+      .execute();
     await saveApphookBindings(tx, { sourceId: id, bindings });
   });
   forgetSource(ctx, id);
@@ -132,7 +154,11 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
   if (runnable && Number(current.active) === 1) await runHooks(deps, runnable, ["deactivate"]);
   await ctx.db.transaction().execute(async (tx) => {
     await tx.deleteFrom("sources").where("id", "=", id).where("user_id", "=", actor.userId).execute();
-    await tx.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)])).execute();
+    await tx
+      .deleteFrom("subscriptions")
+      .where("user_id", "=", actor.userId)
+      .where((eb) => eb.or([eb("emitter_id", "=", id), eb("listener_id", "=", id)]))
+      .execute();
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, tx, id);
     await deleteApphookBindings(tx, id);

@@ -24,6 +24,12 @@ export async function componentForSource(ctx: Ctx, runner: CodeRunner, actor: Ac
       throw error;
     }
   }
-  if (input.component_code || input.component_url) return saveComponent({ ctx, runner, actor, input: { code: input.component_code, url: input.component_url, files: input.component_files } });
+  if (input.component_code || input.component_url)
+    return saveComponent({
+      ctx,
+      runner,
+      actor,
+      input: { code: input.component_code, url: input.component_url, files: input.component_files },
+    });
   throw invalid("one of component_id, component_code or component_url is required");
 }

@@ -13,7 +13,14 @@ const NO_RESPONSE: HttpResponseRecord = { status: 200, headers: {}, body: { kind
 
 function sourceEvent(request: EndpointRequest) {
   const bodyRaw = request.body.toString("utf8");
-  return { method: request.method, path: request.rawPath, query: request.query, headers: request.headers, bodyRaw, body: jsonOrText(bodyRaw, request.headers["content-type"]) };
+  return {
+    method: request.method,
+    path: request.rawPath,
+    query: request.query,
+    headers: request.headers,
+    bodyRaw,
+    body: jsonOrText(bodyRaw, request.headers["content-type"]),
+  };
 }
 
 export function sourceEndpoint(deps: SourceDeps & { queue: JobQueue }): EndpointKind<RunnableSource> {

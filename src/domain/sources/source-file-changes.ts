@@ -2,7 +2,15 @@
 // runner checked each write already, but it is not trusted: the whole change set is checked
 // here against the files the execution started from, and it is kept whole or not at all.
 import { posix } from "node:path";
-import { bytesOverCap, countedBytes, dirPathProblem, fileFolderClash, filesOverCap, foldersOf, type DirCaps } from "../../runner/protocol/dir-rules.js";
+import {
+  bytesOverCap,
+  countedBytes,
+  dirPathProblem,
+  fileFolderClash,
+  filesOverCap,
+  foldersOf,
+  type DirCaps,
+} from "../../runner/protocol/dir-rules.js";
 import type { DirChanges } from "../../runtime/code-runner.js";
 
 /** A checked change set: normalized paths, contents decoded, every path in one list only. */
@@ -41,7 +49,15 @@ export function checkFileChanges(before: Record<string, string>, changes: DirCha
   let content = 0;
   for (const size of sizes.values()) content += size;
   const bytes = countedBytes(sizes.size, content);
-  if (bytes > caps.maxBytes && bytes > countedBytes(beforeCount, Object.values(before).reduce((sum, data) => sum + Buffer.byteLength(data, "base64"), 0))) return bytesOverCap(bytes, caps);
+  if (
+    bytes > caps.maxBytes &&
+    bytes >
+      countedBytes(
+        beforeCount,
+        Object.values(before).reduce((sum, data) => sum + Buffer.byteLength(data, "base64"), 0),
+      )
+  )
+    return bytesOverCap(bytes, caps);
   for (const [path] of plan.written) {
     const file = foldersOf(path).find((folder) => sizes.has(folder));
     if (file) return fileFolderClash(file, path);

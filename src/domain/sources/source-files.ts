@@ -126,10 +126,7 @@ export async function removeSourceFiles(ctx: Config, sourceId: string): Promise<
   await mkdir(trashRoot(ctx), { recursive: true });
   // Once renamed, nothing writes there any more (a late write recreates the source's folder,
   // which the run that made it removes when it finds the source gone).
-  const moved = await rename(sourceFilesDir(ctx, sourceId), trash).then(
-    () => true,
-    ignore("ENOENT"),
-  );
+  const moved = await rename(sourceFilesDir(ctx, sourceId), trash).then(() => true, ignore("ENOENT"));
   if (moved) await rm(trash, { recursive: true, force: true, maxRetries: 3 });
   await rm(pendingDir(ctx, sourceId), { recursive: true, force: true, maxRetries: 3 });
 }

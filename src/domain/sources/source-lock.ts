@@ -10,7 +10,12 @@ export interface LockedState {
 }
 
 /** Runs `fn` holding the source's lock; undefined when the source no longer exists. */
-export async function withSourceLock<T>(ctx: Ctx, sourceId: string, leaseMs: number, fn: (locked: LockedState) => Promise<T>): Promise<T | undefined> {
+export async function withSourceLock<T>(
+  ctx: Ctx,
+  sourceId: string,
+  leaseMs: number,
+  fn: (locked: LockedState) => Promise<T>,
+): Promise<T | undefined> {
   const chains = ctx.sourceLocks;
   const previous = chains.get(sourceId) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(() => holdLease(ctx, sourceId, leaseMs, fn));

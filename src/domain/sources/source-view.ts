@@ -20,10 +20,26 @@ export interface SourceView {
   name_slug: string;
 }
 
-type ViewRow = Pick<SourcesTable, "id" | "user_id" | "component_id" | "configured_props" | "active" | "endpoint_key" | "email_key" | "timer_interval_seconds" | "timer_cron" | "created_at" | "updated_at" | "name" | "name_slug">;
+type ViewRow = Pick<
+  SourcesTable,
+  | "id"
+  | "user_id"
+  | "component_id"
+  | "configured_props"
+  | "active"
+  | "endpoint_key"
+  | "email_key"
+  | "timer_interval_seconds"
+  | "timer_cron"
+  | "created_at"
+  | "updated_at"
+  | "name"
+  | "name_slug"
+>;
 
 export function sourceView(ctx: Ctx, row: ViewRow, metadata: ComponentMetadata, options: { withUserId: boolean }): SourceView {
-  const timer = row.timer_cron || row.timer_interval_seconds !== null ? { intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron } : null;
+  const timer =
+    row.timer_cron || row.timer_interval_seconds !== null ? { intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron } : null;
   const view: SourceView = {
     id: row.id,
     ...(options.withUserId ? { user_id: row.user_id } : {}),

@@ -26,11 +26,13 @@ export const MAX_TIMER_SECONDS = 366 * 24 * 3600;
 
 export function timerSpecOf(prop: ConfigurableProp, configured: unknown, minSeconds: number): TimerSpec {
   const override = fromObject(configured);
-  if (configured !== undefined && configured !== null && !override) throw invalid(`configured_props.${prop.name} must be an object with intervalSeconds or cron`);
+  if (configured !== undefined && configured !== null && !override)
+    throw invalid(`configured_props.${prop.name} must be an object with intervalSeconds or cron`);
   const spec = override ?? fromObject(prop.default) ?? fromObject(prop) ?? { intervalSeconds: DEFAULT_TIMER_SECONDS, cron: null };
   if (spec.cron) {
     const gap = cronGapSeconds(spec.cron, prop.name);
-    if (gap < minSeconds) throw invalid(`configured_props.${prop.name}: the cron schedule runs every ${gap} s; the minimum is ${minSeconds} s`);
+    if (gap < minSeconds)
+      throw invalid(`configured_props.${prop.name}: the cron schedule runs every ${gap} s; the minimum is ${minSeconds} s`);
     return spec;
   }
   const seconds = spec.intervalSeconds;

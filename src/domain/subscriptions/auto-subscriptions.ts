@@ -13,7 +13,15 @@ export interface AutoSubscriptionView {
   event_name: string;
 }
 
-export async function createAutoSubscription({ ctx, actor, input }: { ctx: Ctx; actor: Actor; input: { listener_id: string; event_name: string } }): Promise<AutoSubscriptionView> {
+export async function createAutoSubscription({
+  ctx,
+  actor,
+  input,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  input: { listener_id: string; event_name: string };
+}): Promise<AutoSubscriptionView> {
   const eventName = validateEventName(input.event_name);
   await assertListener(ctx, actor, input.listener_id);
   const find = () =>
@@ -27,7 +35,13 @@ export async function createAutoSubscription({ ctx, actor, input }: { ctx: Ctx; 
       .executeTakeFirst();
   const existing = await find();
   if (existing) return existing;
-  const row = { id: newId("sub"), user_id: actor.userId, listener_id: input.listener_id, event_name: eventName, created_at: ctx.clock.now() };
+  const row = {
+    id: newId("sub"),
+    user_id: actor.userId,
+    listener_id: input.listener_id,
+    event_name: eventName,
+    created_at: ctx.clock.now(),
+  };
   await ctx.db
     .insertInto("auto_subscriptions")
     .values(row)

@@ -12,7 +12,15 @@ export interface SubscriptionInput {
 }
 
 /** Subscribes a listener to an emitter's stream. Creating the same subscription twice returns the first. */
-export async function createSubscription({ ctx, actor, input }: { ctx: Ctx; actor: Actor; input: SubscriptionInput }): Promise<SubscriptionView> {
+export async function createSubscription({
+  ctx,
+  actor,
+  input,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  input: SubscriptionInput;
+}): Promise<SubscriptionView> {
   const eventName = validateEventName(input.event_name ?? "");
   if (input.emitter_id === input.listener_id) throw invalid("a resource cannot be subscribed to itself");
   await assertEmitter(ctx, actor, input.emitter_id);
@@ -25,10 +33,23 @@ export async function createSubscription({ ctx, actor, input }: { ctx: Ctx; acto
  * one then (its event_name may be the other spelling of the default stream); shared with
  * auto-subscriptions.
  */
-export async function insertSubscription(ctx: Ctx, userId: string, emitterId: string, listenerId: string, eventName: string): Promise<SubscriptionView> {
+export async function insertSubscription(
+  ctx: Ctx,
+  userId: string,
+  emitterId: string,
+  listenerId: string,
+  eventName: string,
+): Promise<SubscriptionView> {
   const existing = await findSubscription(ctx, userId, emitterId, listenerId, eventName);
   if (existing) return subscriptionView(existing);
-  const row = { id: newId("sub"), user_id: userId, emitter_id: emitterId, listener_id: listenerId, event_name: eventName, created_at: ctx.clock.now() };
+  const row = {
+    id: newId("sub"),
+    user_id: userId,
+    emitter_id: emitterId,
+    listener_id: listenerId,
+    event_name: eventName,
+    created_at: ctx.clock.now(),
+  };
   await ctx.db
     .insertInto("subscriptions")
     .values(row)

@@ -8,7 +8,15 @@ import { sameStreamNames } from "./event-name.js";
  * without a stream is deleted with `event_name=` (empty), as the spec says; `default` and
  * the empty name are the same stream.
  */
-export async function deleteSubscription({ ctx, actor, input }: { ctx: Ctx; actor: Actor; input: Required<SubscriptionInput> }): Promise<void> {
+export async function deleteSubscription({
+  ctx,
+  actor,
+  input,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  input: Required<SubscriptionInput>;
+}): Promise<void> {
   const result = await ctx.db
     .deleteFrom("subscriptions")
     .where("user_id", "=", actor.userId)

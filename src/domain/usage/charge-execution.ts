@@ -6,7 +6,11 @@
 import type { Ctx } from "../context.js";
 import { recordUsage } from "./record-usage.js";
 
-export async function chargedEvenIfStoringFails<T>(ctx: Ctx, execution: { userId: string; computeMs: number }, store: () => Promise<T>): Promise<T> {
+export async function chargedEvenIfStoringFails<T>(
+  ctx: Ctx,
+  execution: { userId: string; computeMs: number },
+  store: () => Promise<T>,
+): Promise<T> {
   try {
     return await store();
   } catch (error) {

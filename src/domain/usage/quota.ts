@@ -36,14 +36,22 @@ export async function quotaExceeded(ctx: Ctx, userId: string): Promise<string | 
   // Far below (which implies the free plan was read recently): nothing to wait for.
   if (known && known.day === day && performance.now() - known.at < USAGE_TTL_MS) return undefined;
   if ((await planOf(ctx, userId)) !== "free") return undefined;
-  const usage = await ctx.db.selectFrom("usage_daily").select(["invocations", "compute_ms"]).where("user_id", "=", userId).where("day", "=", day).executeTakeFirst();
+  const usage = await ctx.db
+    .selectFrom("usage_daily")
+    .select(["invocations", "compute_ms"])
+    .where("user_id", "=", userId)
+    .where("day", "=", day)
+    .executeTakeFirst();
   const invocations = Number(usage?.invocations ?? 0);
   const computeMs = Number(usage?.compute_ms ?? 0);
-  if (invocations < FAR_BELOW * ctx.config.freeDailyInvocations - 100 && computeMs < FAR_BELOW * ctx.config.freeDailyComputeMs - 60_000) farBelow.set(userId, { day, at: performance.now() });
+  if (invocations < FAR_BELOW * ctx.config.freeDailyInvocations - 100 && computeMs < FAR_BELOW * ctx.config.freeDailyComputeMs - 60_000)
+    farBelow.set(userId, { day, at: performance.now() });
   else farBelow.delete(userId);
   if (!usage) return undefined;
-  if (Number(usage.invocations) >= ctx.config.freeDailyInvocations) return `daily invocation quota of ${ctx.config.freeDailyInvocations} exceeded`;
-  if (Number(usage.compute_ms) >= ctx.config.freeDailyComputeMs) return `daily compute time quota of ${ctx.config.freeDailyComputeMs} ms exceeded`;
+  if (Number(usage.invocations) >= ctx.config.freeDailyInvocations)
+    return `daily invocation quota of ${ctx.config.freeDailyInvocations} exceeded`;
+  if (Number(usage.compute_ms) >= ctx.config.freeDailyComputeMs)
+    return `daily compute time quota of ${ctx.config.freeDailyComputeMs} ms exceeded`;
   return undefined;
 }
 

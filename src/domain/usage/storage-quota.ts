@@ -7,5 +7,9 @@ import { ServiceError } from "../../lib/errors.js";
 export async function assertStorageAvailable(ctx: Ctx, userId: string): Promise<void> {
   const quota = ctx.eventLimits.quotaBytes;
   if ((await ctx.eventLimits.storageUsed(userId)) < quota) return;
-  throw new ServiceError("LIMIT_EXCEEDED", `the account's storage quota of ${quota} bytes (SLUICE_ACCOUNT_STORAGE_MB) is used up; delete events to store new ones`, { retryAfterSeconds: 60 });
+  throw new ServiceError(
+    "LIMIT_EXCEEDED",
+    `the account's storage quota of ${quota} bytes (SLUICE_ACCOUNT_STORAGE_MB) is used up; delete events to store new ones`,
+    { retryAfterSeconds: 60 },
+  );
 }

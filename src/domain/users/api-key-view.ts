@@ -14,7 +14,10 @@ export interface ApiKeyView {
 
 const seconds = (ms: number | null) => (ms === null ? null : toUnixSeconds(Number(ms)));
 
-export function apiKeyView(row: Pick<ApiKeysTable, "id" | "name" | "key_hint" | "created_at" | "expires_at" | "last_used_at">, fullKey?: string): ApiKeyView {
+export function apiKeyView(
+  row: Pick<ApiKeysTable, "id" | "name" | "key_hint" | "created_at" | "expires_at" | "last_used_at">,
+  fullKey?: string,
+): ApiKeyView {
   return {
     id: row.id,
     name: row.name,

@@ -36,23 +36,26 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
   const now = ctx.clock.now();
   const id = newId("u");
   const taken = () => new ServiceError("CONFLICT", `username "${input.username}" is taken`);
-  return ctx.db.transaction().execute(async (db) => {
-    const existing = await db.selectFrom("users").select("id").where("username", "=", input.username).executeTakeFirst();
-    if (existing) throw taken();
-    await db
-      .insertInto("users")
-      .values({ id, username: input.username, email: input.email, plan, created_at: now, updated_at: now })
-      .execute();
-    await db
-      .insertInto("api_keys")
-      .values({ id: newId("key"), user_id: id, key_hash: hashApiKey(apiKey), key_hint: apiKey.slice(-4), created_at: now })
-      .execute();
-    for (const hook of ctx.userCreatedHooks) await hook({ ...ctx, db }, id);
-    return { id, username: input.username, email: input.email, plan, api_key: apiKey };
-  }).catch((error: unknown) => {
-    // Two requests (or two processes bootstrapping) raced past the check above.
-    throw isUniqueViolation(error) ? taken() : error;
-  });
+  return ctx.db
+    .transaction()
+    .execute(async (db) => {
+      const existing = await db.selectFrom("users").select("id").where("username", "=", input.username).executeTakeFirst();
+      if (existing) throw taken();
+      await db
+        .insertInto("users")
+        .values({ id, username: input.username, email: input.email, plan, created_at: now, updated_at: now })
+        .execute();
+      await db
+        .insertInto("api_keys")
+        .values({ id: newId("key"), user_id: id, key_hash: hashApiKey(apiKey), key_hint: apiKey.slice(-4), created_at: now })
+        .execute();
+      for (const hook of ctx.userCreatedHooks) await hook({ ...ctx, db }, id);
+      return { id, username: input.username, email: input.email, plan, api_key: apiKey };
+    })
+    .catch((error: unknown) => {
+      // Two requests (or two processes bootstrapping) raced past the check above.
+      throw isUniqueViolation(error) ? taken() : error;
+    });
 }
 
 function invalidate(message: string): never {

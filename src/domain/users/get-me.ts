@@ -52,7 +52,12 @@ export async function getMe({ ctx, actor }: { ctx: Ctx; actor: Actor }): Promise
       ...storage,
     };
   }
-  const key = await ctx.db.selectFrom("api_keys").select("key_hint").where("user_id", "=", user.id).orderBy("created_at", "asc").executeTakeFirst();
+  const key = await ctx.db
+    .selectFrom("api_keys")
+    .select("key_hint")
+    .where("user_id", "=", user.id)
+    .orderBy("created_at", "asc")
+    .executeTakeFirst();
   const usage = await ctx.db
     .selectFrom("usage_daily")
     .select(["invocations", "compute_ms"])

@@ -24,7 +24,10 @@ export async function createApiKey({ ctx, actor, input }: { ctx: Ctx; actor: Act
 }
 
 export async function listApiKeys({ ctx, actor, page }: { ctx: Ctx; actor: Actor; page: PageRequest }): Promise<Page<ApiKeyView>> {
-  const query = ctx.db.selectFrom("api_keys").select(["id", "name", "key_hint", "created_at", "expires_at", "last_used_at"]).where("user_id", "=", actor.userId);
+  const query = ctx.db
+    .selectFrom("api_keys")
+    .select(["id", "name", "key_hint", "created_at", "expires_at", "last_used_at"])
+    .where("user_id", "=", actor.userId);
   const result = await paginateByCreation(query, "api_keys", page);
   return { page_info: result.page_info, data: result.data.map((row) => apiKeyView(row)) };
 }
@@ -62,9 +65,21 @@ export async function rotateApiKey({ ctx, input }: { ctx: Ctx; input: RotatedAcc
   return created;
 }
 
-async function insertApiKey(db: Kysely<Database>, key: { userId: string; name: string | null; expiresAt: number | null; nowMs: number }): Promise<ApiKeyView> {
+async function insertApiKey(
+  db: Kysely<Database>,
+  key: { userId: string; name: string | null; expiresAt: number | null; nowMs: number },
+): Promise<ApiKeyView> {
   const apiKey = generateApiKey();
-  const row = { id: newId("key"), user_id: key.userId, key_hash: hashApiKey(apiKey), key_hint: apiKey.slice(-4), name: key.name, expires_at: key.expiresAt, last_used_at: null, created_at: key.nowMs };
+  const row = {
+    id: newId("key"),
+    user_id: key.userId,
+    key_hash: hashApiKey(apiKey),
+    key_hint: apiKey.slice(-4),
+    name: key.name,
+    expires_at: key.expiresAt,
+    last_used_at: null,
+    created_at: key.nowMs,
+  };
   await db.insertInto("api_keys").values(row).execute();
   return apiKeyView(row, apiKey);
 }

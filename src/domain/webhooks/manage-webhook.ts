@@ -23,7 +23,17 @@ export interface UpdateWebhookInput {
   active?: boolean;
 }
 
-export async function updateWebhook({ ctx, actor, id, input }: { ctx: Ctx; actor: Actor; id: string; input: UpdateWebhookInput }): Promise<WebhookView> {
+export async function updateWebhook({
+  ctx,
+  actor,
+  id,
+  input,
+}: {
+  ctx: Ctx;
+  actor: Actor;
+  id: string;
+  input: UpdateWebhookInput;
+}): Promise<WebhookView> {
   const current = await findOwnedWebhook(ctx, actor, id);
   const url = input.url === undefined ? current.url : validateWebhookUrl(input.url);
   if (input.url !== undefined) await assertWebhookTargetAllowed(ctx, url);

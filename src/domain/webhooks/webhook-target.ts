@@ -21,7 +21,12 @@ export async function assertWebhookTargetAllowed(ctx: Ctx, url: string): Promise
       // delivery, and each attempt reports its own failure.
       return;
     }
-    const where = error.address !== undefined && error.address !== host.replace(/^\[|\]$/g, "") ? `${host} resolves to ${error.address}, ` : `${host} is `;
-    throw invalid(`url's host ${where}a loopback, private or otherwise non-public address, which webhooks may not reach; set ${PRIVATE_EGRESS_SETTING}=true to allow it`);
+    const where =
+      error.address !== undefined && error.address !== host.replace(/^\[|\]$/g, "")
+        ? `${host} resolves to ${error.address}, `
+        : `${host} is `;
+    throw invalid(
+      `url's host ${where}a loopback, private or otherwise non-public address, which webhooks may not reach; set ${PRIVATE_EGRESS_SETTING}=true to allow it`,
+    );
   }
 }

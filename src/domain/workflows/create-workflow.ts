@@ -22,13 +22,30 @@ export function validateWorkflowName(name: string): string {
   return trimmed;
 }
 
-export async function createWorkflow({ ctx, runner, actor, input }: { ctx: Ctx; runner: WorkflowRunner; actor: Actor; input: CreateWorkflowInput }): Promise<WorkflowView> {
+export async function createWorkflow({
+  ctx,
+  runner,
+  actor,
+  input,
+}: {
+  ctx: Ctx;
+  runner: WorkflowRunner;
+  actor: Actor;
+  input: CreateWorkflowInput;
+}): Promise<WorkflowView> {
   const steps = normalizeSteps(input.steps);
   const name = input.name === undefined ? "Untitled workflow" : validateWorkflowName(input.name);
   await assertStepsRunnable(runner, actor.userId, steps);
-  const row = await ctx.db.transaction().execute(async (db) =>
-    insertWorkflow({ ...ctx, db }, actor.userId, { name: await unusedName(db, "workflows", actor.userId, name), steps, active: input.active ?? true, isErrorWorkflow: false }),
-  );
+  const row = await ctx.db
+    .transaction()
+    .execute(async (db) =>
+      insertWorkflow({ ...ctx, db }, actor.userId, {
+        name: await unusedName(db, "workflows", actor.userId, name),
+        steps,
+        active: input.active ?? true,
+        isErrorWorkflow: false,
+      }),
+    );
   return workflowView(ctx.config, row);
 }
 

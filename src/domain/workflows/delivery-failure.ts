@@ -11,7 +11,11 @@ export interface DeliveryFailureReport {
   delivery: unknown;
 }
 
-export async function asWorkflowDeliveryError(ctx: Ctx, workflowId: string, report: DeliveryFailureReport): Promise<WorkflowErrorEvent & { delivery: unknown }> {
+export async function asWorkflowDeliveryError(
+  ctx: Ctx,
+  workflowId: string,
+  report: DeliveryFailureReport,
+): Promise<WorkflowErrorEvent & { delivery: unknown }> {
   const workflow = await ctx.db.selectFrom("workflows").selectAll().where("id", "=", workflowId).executeTakeFirstOrThrow();
   const now = ctx.clock.now();
   return {

@@ -32,7 +32,12 @@ export default {
 `;
 
 function errorWorkflowInput() {
-  return { name: ERROR_WORKFLOW_NAME, steps: [{ id: newStepId(), name: "email_summary", code: DEFAULT_ERROR_STEP_CODE }], active: true, isErrorWorkflow: true };
+  return {
+    name: ERROR_WORKFLOW_NAME,
+    steps: [{ id: newStepId(), name: "email_summary", code: DEFAULT_ERROR_STEP_CODE }],
+    active: true,
+    isErrorWorkflow: true,
+  };
 }
 
 export function findErrorWorkflow(ctx: Ctx, userId: string): Promise<WorkflowsTable | undefined> {

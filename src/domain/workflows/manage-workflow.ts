@@ -26,7 +26,19 @@ export interface UpdateWorkflowInput {
 }
 
 /** Changes what is given; new steps make a new deployment (deployment_id in error contexts). */
-export async function updateWorkflow({ ctx, runner, actor, id, input }: { ctx: Ctx; runner: WorkflowRunner; actor: Actor; id: string; input: UpdateWorkflowInput }): Promise<WorkflowView> {
+export async function updateWorkflow({
+  ctx,
+  runner,
+  actor,
+  id,
+  input,
+}: {
+  ctx: Ctx;
+  runner: WorkflowRunner;
+  actor: Actor;
+  id: string;
+  input: UpdateWorkflowInput;
+}): Promise<WorkflowView> {
   const current = await findOwnedWorkflow(ctx, actor, id);
   const next: WorkflowsTable = { ...current, updated_at: ctx.clock.now() };
   if (input.name !== undefined) next.name = validateWorkflowName(input.name);
@@ -41,7 +53,14 @@ export async function updateWorkflow({ ctx, runner, actor, id, input }: { ctx: C
   }
   await ctx.db
     .updateTable("workflows")
-    .set({ name: next.name, active: next.active, steps: next.steps, custom_response: next.custom_response, deployment_id: next.deployment_id, updated_at: next.updated_at })
+    .set({
+      name: next.name,
+      active: next.active,
+      steps: next.steps,
+      custom_response: next.custom_response,
+      deployment_id: next.deployment_id,
+      updated_at: next.updated_at,
+    })
     .where("id", "=", id)
     .where("user_id", "=", actor.userId)
     .execute();
@@ -53,7 +72,11 @@ export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Acto
   const row = await findOwnedWorkflow(ctx, actor, id);
   if (row.is_error_workflow === 1) throw invalid("the global error workflow can be changed (PUT) or deactivated, but not deleted");
   await ctx.db.transaction().execute(async (db) => {
-    await db.deleteFrom("subscriptions").where("user_id", "=", actor.userId).where((eb) => eb.or([eb("listener_id", "=", id), eb("emitter_id", "=", id)])).execute();
+    await db
+      .deleteFrom("subscriptions")
+      .where("user_id", "=", actor.userId)
+      .where((eb) => eb.or([eb("listener_id", "=", id), eb("emitter_id", "=", id)]))
+      .execute();
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, db, id);
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();

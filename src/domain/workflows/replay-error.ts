@@ -12,9 +12,27 @@ export interface ReplayView {
   original_event: unknown;
 }
 
-export async function replayWorkflowError({ ctx, queue, actor, id, eventId }: { ctx: Ctx; queue: JobQueue; actor: Actor; id: string; eventId: string }): Promise<ReplayView> {
+export async function replayWorkflowError({
+  ctx,
+  queue,
+  actor,
+  id,
+  eventId,
+}: {
+  ctx: Ctx;
+  queue: JobQueue;
+  actor: Actor;
+  id: string;
+  eventId: string;
+}): Promise<ReplayView> {
   const workflow = await findOwnedWorkflow(ctx, actor, id);
-  const row = await ctx.db.selectFrom("events").select("event").where("emitter_id", "=", workflow.id).where("stream", "=", "$errors").where("id", "=", eventId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom("events")
+    .select("event")
+    .where("emitter_id", "=", workflow.id)
+    .where("stream", "=", "$errors")
+    .where("id", "=", eventId)
+    .executeTakeFirst();
   if (!row) throw notFound();
   const originalEvent = (JSON.parse(row.event) as { original_event?: unknown }).original_event ?? null;
   const job: WorkflowRunJob = { userId: actor.userId, workflowId: workflow.id, event: originalEvent, trigger: "replay", hops: 0 };

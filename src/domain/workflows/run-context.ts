@@ -56,7 +56,13 @@ export function errorCode(failure: ExecutionFailure): string {
   }
 }
 
-export function workflowErrorEvent(input: { event: unknown; context: RunContext; failure: ExecutionFailure; cellId: string; nowMs: number }): WorkflowErrorEvent {
+export function workflowErrorEvent(input: {
+  event: unknown;
+  context: RunContext;
+  failure: ExecutionFailure;
+  cellId: string;
+  nowMs: number;
+}): WorkflowErrorEvent {
   return {
     original_event: input.event === undefined ? null : input.event,
     original_context: input.context,

@@ -59,14 +59,27 @@ export async function runWorkflow(
   const overQuota = input.trigger === "http" ? undefined : await quotaExceeded(ctx, workflow.user_id);
   if (overQuota) return skipOverQuota(ctx, workflow, input, context, overQuota, steps[0]?.id ?? "");
   const result = await deps.runner.executeWorkflow(
-    { userId: workflow.user_id, workflowId: workflow.id, steps, event: input.event, context: { ...context }, timeoutMs: ctx.config.runTimeoutSeconds * 1000 },
+    {
+      userId: workflow.user_id,
+      workflowId: workflow.id,
+      steps,
+      event: input.event,
+      context: { ...context },
+      timeoutMs: ctx.config.runTimeoutSeconds * 1000,
+    },
     { onResponse: input.onResponse },
   );
   const events: NewEvent[] = result.emits.map((payload) => ({ stream: "", event: payload }));
   for (const log of result.logs) events.push({ stream: "$logs", event: { level: log.level, message: log.message } });
   const failure = result.error;
   const errorEvent = failure
-    ? workflowErrorEvent({ event: input.event, context, failure, cellId: result.failedStepId ?? steps[0]?.id ?? "", nowMs: ctx.clock.now() })
+    ? workflowErrorEvent({
+        event: input.event,
+        context,
+        failure,
+        cellId: result.failedStepId ?? steps[0]?.id ?? "",
+        nowMs: ctx.clock.now(),
+      })
     : undefined;
   if (errorEvent) events.push({ stream: "$errors", event: errorEvent });
 
@@ -79,15 +92,31 @@ export async function runWorkflow(
   // source execution) and the completion of the job or delivery that started the run, so a
   // crash can neither lose the results nor run the workflow again after they were stored.
   // Should storing fail, the run is still counted (charge-execution.ts).
-  await chargedEvenIfStoringFails(ctx, { userId: workflow.user_id, computeMs: result.durationMs }, () => retryOnEventIdClash(() => ctx.db.transaction().execute(async (db) => {
-    await input.inTransaction?.(db);
-    await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
-    await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events, limits: ctx.eventLimits });
-    if (toErrorWorkflow) {
-      const job: WorkflowRunJob = { userId: workflow.user_id, toErrorWorkflow: true, event: errorEvent, trigger: "error", hops: hops + 1 };
-      await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
-    }
-  })));
+  await chargedEvenIfStoringFails(ctx, { userId: workflow.user_id, computeMs: result.durationMs }, () =>
+    retryOnEventIdClash(() =>
+      ctx.db.transaction().execute(async (db) => {
+        await input.inTransaction?.(db);
+        await recordUsage(db, workflow.user_id, ctx.clock.now(), result.durationMs);
+        await appendEvents(ctx, db, {
+          userId: workflow.user_id,
+          emitterId: workflow.id,
+          nowMs: ctx.clock.now(),
+          events,
+          limits: ctx.eventLimits,
+        });
+        if (toErrorWorkflow) {
+          const job: WorkflowRunJob = {
+            userId: workflow.user_id,
+            toErrorWorkflow: true,
+            event: errorEvent,
+            trigger: "error",
+            hops: hops + 1,
+          };
+          await deps.queue.enqueue(db, [{ type: WORKFLOW_RUN_JOB, userId: workflow.user_id, payload: job }]);
+        }
+      }),
+    ),
+  );
   if (events.length > 0) ctx.liveEvents.announce([workflow.id]);
   for (const event of events) ctx.metrics.eventEmitted("workflow", event.stream);
   await sendEmails(deps, workflow, result.emails.slice(0, MAX_EMAILS_PER_RUN));
@@ -107,7 +136,13 @@ async function skipOverQuota(
   await retryOnEventIdClash(() =>
     ctx.db.transaction().execute(async (db) => {
       await input.inTransaction?.(db);
-      await appendEvents(ctx, db, { userId: workflow.user_id, emitterId: workflow.id, nowMs: ctx.clock.now(), events: [{ stream: "$errors", event: errorEvent }], limits: ctx.eventLimits });
+      await appendEvents(ctx, db, {
+        userId: workflow.user_id,
+        emitterId: workflow.id,
+        nowMs: ctx.clock.now(),
+        events: [{ stream: "$errors", event: errorEvent }],
+        limits: ctx.eventLimits,
+      });
     }),
   );
   ctx.liveEvents.announce([workflow.id]);

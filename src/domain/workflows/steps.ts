@@ -27,7 +27,8 @@ export function normalizeSteps(input: StepInput[], previous: WorkflowStepCode[] 
     if (typeof step.code !== "string" || step.code.trim() === "") throw invalid(`${where}.code is required`);
     if (Buffer.byteLength(step.code) > MAX_STEP_CODE_BYTES) throw invalid(`${where}.code is larger than ${MAX_STEP_CODE_BYTES / 1024} KB`);
     const name = step.name ?? `step_${index + 1}`;
-    if (!STEP_NAME.test(name)) throw invalid(`${where}.name must start with a letter or _ and hold only letters, digits and _ (it is used as steps.<name>)`);
+    if (!STEP_NAME.test(name))
+      throw invalid(`${where}.name must start with a letter or _ and hold only letters, digits and _ (it is used as steps.<name>)`);
     if (name === "trigger") throw invalid(`${where}.name "trigger" is reserved for steps.trigger`);
     if (names.has(name)) throw invalid(`${where}.name "${name}" is used by another step`);
     names.add(name);

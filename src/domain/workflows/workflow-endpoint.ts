@@ -12,7 +12,8 @@ const FORM_TYPE = /application\/x-www-form-urlencoded/i;
 
 function workflowEvent(publicUrl: string, request: EndpointRequest) {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  for (const [name, value] of Object.entries(request.headers))
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   return {
     method: request.method,
     path: safeDecode(request.rawPath) ?? request.rawPath,
@@ -50,7 +51,13 @@ export function workflowEndpoint(deps: WorkflowDeps): EndpointKind<WorkflowsTabl
     },
     run: (workflow, event, onResponse) => runWorkflow(deps, { workflow, event, trigger: "http", onResponse }),
     failureMessage: ({ kind, message }) =>
-      kind === "error" ? `the workflow threw an error: ${message}` : kind === "timeout" ? "the workflow timed out" : kind === "memory" ? "the workflow ran out of memory" : "the workflow's runner crashed",
+      kind === "error"
+        ? `the workflow threw an error: ${message}`
+        : kind === "timeout"
+          ? "the workflow timed out"
+          : kind === "memory"
+            ? "the workflow ran out of memory"
+            : "the workflow's runner crashed",
     // Steps that never call $.respond although the workflow waits for it: the request was accepted.
     noResponse: ACCEPTED_RESPONSE,
   };

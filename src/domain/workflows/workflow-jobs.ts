@@ -19,7 +19,11 @@ function findWorkflow(ctx: Ctx, userId: string, id: string): Promise<WorkflowsTa
 
 /** A deleted or inactive workflow drops the run: there is nothing to run any more. */
 export async function handleWorkflowRunJob(deps: WorkflowDeps, job: WorkflowRunJob, complete?: CompleteInTransaction): Promise<void> {
-  const workflow = job.toErrorWorkflow ? await ensureErrorWorkflow(deps.ctx, job.userId) : job.workflowId ? await findWorkflow(deps.ctx, job.userId, job.workflowId) : undefined;
+  const workflow = job.toErrorWorkflow
+    ? await ensureErrorWorkflow(deps.ctx, job.userId)
+    : job.workflowId
+      ? await findWorkflow(deps.ctx, job.userId, job.workflowId)
+      : undefined;
   if (!workflow || workflow.active !== 1) return;
   // The job completes in the transaction that stores the run's results (crash-safe).
   await withDeliveryHops(job.hops, () => runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger, inTransaction: complete }));

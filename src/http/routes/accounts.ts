@@ -12,15 +12,20 @@ const Account = Type.Object({
   app: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   fields: Type.Array(Type.String(), { description: "names of the credentials' fields (their values are never shown)" }),
-  webhook_url: Type.String({ description: "where the app's provider posts events: they run the sources whose $.interface.apphook prop is bound to this account" }),
+  webhook_url: Type.String({
+    description: "where the app's provider posts events: they run the sources whose $.interface.apphook prop is bound to this account",
+  }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });
 
 const Name = Type.Union([Type.String({ maxLength: 256 }), Type.Null()]);
-const Credentials = Type.Unknown({ description: "a JSON object (e.g. {\"api_key\": \"…\"}); stored encrypted, never returned" });
+const Credentials = Type.Unknown({ description: 'a JSON object (e.g. {"api_key": "…"}); stored encrypted, never returned' });
 
-const CreateBody = Type.Object({ app: Type.Optional(Type.String({ maxLength: 128 })), name: Type.Optional(Name), credentials: Type.Optional(Credentials) }, { additionalProperties: false });
+const CreateBody = Type.Object(
+  { app: Type.Optional(Type.String({ maxLength: 128 })), name: Type.Optional(Name), credentials: Type.Optional(Credentials) },
+  { additionalProperties: false },
+);
 const UpdateBody = Type.Object({ name: Type.Optional(Name), credentials: Type.Optional(Credentials) }, { additionalProperties: false });
 
 export const accountRoutes: RouteModule = async (scope, { services }) => {
@@ -30,31 +35,70 @@ export const accountRoutes: RouteModule = async (scope, { services }) => {
 
   app.post(
     "/accounts",
-    { schema: { tags, summary: "Connect an account of an app (its credentials)", querystring: ProjectionQuery, body: CreateBody, response: { 200: Type.Object({ data: Account }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Connect an account of an app (its credentials)",
+        querystring: ProjectionQuery,
+        body: CreateBody,
+        response: { 200: Type.Object({ data: Account }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await createAccount({ ctx, actor: actorOf(request), input: request.body ?? {} }) }),
   );
 
   app.get(
     "/users/me/accounts",
-    { schema: { tags, summary: "List the account's connected accounts", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Account) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the account's connected accounts",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Account) }), ...errorResponses },
+      },
+    },
     async (request) => listAccounts({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.get(
     "/accounts/:id",
-    { schema: { tags, summary: "Read a connected account (without its credentials)", params: IdParams, querystring: ProjectionQuery, response: { 200: Type.Object({ data: Account }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Read a connected account (without its credentials)",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: Account }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await getAccount({ ctx, actor: actorOf(request), id: request.params.id }) }),
   );
 
   app.put(
     "/accounts/:id",
-    { schema: { tags, summary: "Rename a connected account or replace its credentials", params: IdParams, querystring: ProjectionQuery, body: UpdateBody, response: { 200: Type.Object({ data: Account }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Rename a connected account or replace its credentials",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        body: UpdateBody,
+        response: { 200: Type.Object({ data: Account }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await updateAccount({ ctx, actor: actorOf(request), id: request.params.id, input: request.body ?? {} }) }),
   );
 
   app.delete(
     "/accounts/:id",
-    { schema: { tags, summary: "Delete a connected account (refused while a source uses it)", params: IdParams, response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody } } },
+    {
+      schema: {
+        tags,
+        summary: "Delete a connected account (refused while a source uses it)",
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
+      },
+    },
     async (request, reply) => {
       await deleteAccount({ ctx, actor: actorOf(request), id: request.params.id });
       return reply.status(204).send(null);

@@ -20,7 +20,10 @@ const DeadJob = Type.Object({
   died_at: Type.Integer({ description: "when it used up its attempts (ms)" }),
 });
 
-const JobsQuery = Type.Composite([PaginationQuery, Type.Object({ state: Type.Literal("dead", { description: "only dead jobs are listed" }) })]);
+const JobsQuery = Type.Composite([
+  PaginationQuery,
+  Type.Object({ state: Type.Literal("dead", { description: "only dead jobs are listed" }) }),
+]);
 
 export const adminJobRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();

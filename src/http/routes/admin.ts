@@ -19,7 +19,15 @@ const CreateUserBody = Type.Object(
 const AddPackageBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 214, description: "an npm package name, e.g. @pipedream/slack" }),
-    version: Type.Optional(Type.Union([Type.String({ maxLength: 64, description: "a version, range or tag; the latest version when absent (pinned to the exact version it resolves to)" }), Type.Null()])),
+    version: Type.Optional(
+      Type.Union([
+        Type.String({
+          maxLength: 64,
+          description: "a version, range or tag; the latest version when absent (pinned to the exact version it resolves to)",
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,7 +40,14 @@ const RegistryPackage = Type.Object({
   keys: Type.Array(Type.String(), { description: "the published keys of its sources" }),
 });
 
-const AddedPackage = Type.Composite([RegistryPackage, Type.Object({ skipped: Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), { description: "files under sources/ not published, and why" }) })]);
+const AddedPackage = Type.Composite([
+  RegistryPackage,
+  Type.Object({
+    skipped: Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
+      description: "files under sources/ not published, and why",
+    }),
+  }),
+]);
 
 export const adminRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -43,7 +58,8 @@ export const adminRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags: ["admin"],
-        summary: "Add an npm package in the shape of @pipedream/<app> to the registry: install it, publish its sources (admin token required)",
+        summary:
+          "Add an npm package in the shape of @pipedream/<app> to the registry: install it, publish its sources (admin token required)",
         body: AddPackageBody,
         response: { 200: Type.Object({ data: AddedPackage }), 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
       },
@@ -53,7 +69,13 @@ export const adminRoutes: RouteModule = async (scope, { services }) => {
 
   app.get(
     "/registry/packages",
-    { schema: { tags: ["admin"], summary: "List the registry packages (admin token required)", response: { 200: Type.Object({ data: Type.Array(RegistryPackage) }), 401: ErrorBody } } },
+    {
+      schema: {
+        tags: ["admin"],
+        summary: "List the registry packages (admin token required)",
+        response: { 200: Type.Object({ data: Type.Array(RegistryPackage) }), 401: ErrorBody },
+      },
+    },
     async () => ({ data: await listRegistryPackages({ ctx: services.ctx }) }),
   );
 
@@ -80,7 +102,20 @@ export const adminRoutes: RouteModule = async (scope, { services }) => {
         tags: ["admin"],
         summary: "Create an account and its API key (admin token required)",
         body: CreateUserBody,
-        response: { 200: Type.Object({ data: Type.Object({ id: Type.String(), username: Type.String(), email: Type.String(), plan: Type.String(), api_key: Type.String() }) }), 400: ErrorBody, 401: ErrorBody, 409: ErrorBody },
+        response: {
+          200: Type.Object({
+            data: Type.Object({
+              id: Type.String(),
+              username: Type.String(),
+              email: Type.String(),
+              plan: Type.String(),
+              api_key: Type.String(),
+            }),
+          }),
+          400: ErrorBody,
+          401: ErrorBody,
+          409: ErrorBody,
+        },
       },
     },
     async (request) => ({ data: await createUser({ ctx: services.ctx, input: request.body }) }),

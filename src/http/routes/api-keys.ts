@@ -31,19 +31,41 @@ export const apiKeyRoutes: RouteModule = async (scope, { services }) => {
 
   app.post(
     "/users/me/api_keys",
-    { schema: { tags, summary: "Create an API key for the account", querystring: ProjectionQuery, body: CreateBody, response: { 200: Type.Object({ data: ApiKey }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Create an API key for the account",
+        querystring: ProjectionQuery,
+        body: CreateBody,
+        response: { 200: Type.Object({ data: ApiKey }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await createApiKey({ ctx, actor: actorOf(request), input: request.body }) }),
   );
 
   app.get(
     "/users/me/api_keys",
-    { schema: { tags, summary: "List the account's API keys (masked)", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(ApiKey) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the account's API keys (masked)",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(ApiKey) }), ...errorResponses },
+      },
+    },
     async (request) => listApiKeys({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.delete(
     "/users/me/api_keys/:id",
-    { schema: { tags, summary: "Revoke an API key (not the account's last one)", params: IdParams, response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody } } },
+    {
+      schema: {
+        tags,
+        summary: "Revoke an API key (not the account's last one)",
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
+      },
+    },
     async (request, reply) => {
       await revokeApiKey({ ctx, actor: actorOf(request), input: { id: request.params.id } });
       return reply.status(204).send(null);

@@ -12,7 +12,9 @@ import type { RouteModule } from "./route-module.js";
 
 const CodeFields = {
   component_code: Type.Optional(Type.String({ maxLength: 2 * 1024 * 1024, description: "Full component code" })),
-  component_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: "Where the code lives (http or https; GitHub blob URLs are fetched raw)" })),
+  component_url: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2048, description: "Where the code lives (http or https; GitHub blob URLs are fetched raw)" }),
+  ),
 };
 
 const ConfigurableProp = Type.Object({ name: Type.String(), type: Type.String() }, { additionalProperties: true });
@@ -36,7 +38,9 @@ const PublishedComponent = Type.Object({
   name: Type.String(),
   version: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  package: Type.Union([Type.Object({ name: Type.String(), version: Type.String(), path: Type.String() }), Type.Null()], { description: "the registry package it came from (null for components shipped as files)" }),
+  package: Type.Union([Type.Object({ name: Type.String(), version: Type.String(), path: Type.String() }), Type.Null()], {
+    description: "the registry package it came from (null for components shipped as files)",
+  }),
   created_at: Type.Integer(),
 });
 
@@ -72,32 +76,67 @@ export const componentRoutes: RouteModule = async (scope, { services }) => {
     },
     async (request) => {
       const params = paramsFrom<{ component_code?: string; component_url?: string; component_files?: Record<string, string> }>(request);
-      const component = await saveComponent({ ctx, runner, actor: actorOf(request), input: { code: params.component_code, url: params.component_url, files: params.component_files } });
+      const component = await saveComponent({
+        ctx,
+        runner,
+        actor: actorOf(request),
+        input: { code: params.component_code, url: params.component_url, files: params.component_files },
+      });
       return { data: componentView(component) };
     },
   );
 
   app.get(
     "/users/me/components",
-    { schema: { tags, summary: "List the components the account saved, newest first (without their code)", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(OwnComponent) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the components the account saved, newest first (without their code)",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(OwnComponent) }), ...errorResponses },
+      },
+    },
     async (request) => listOwnComponents({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.get(
     "/components/registry",
-    { schema: { tags, summary: "List the published registry components, newest first", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(PublishedComponent) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the published registry components, newest first",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(PublishedComponent) }), ...errorResponses },
+      },
+    },
     async (request) => listPublishedComponents({ ctx, page: pageRequest(request.query) }),
   );
 
   app.get(
     "/components/registry/:key",
-    { schema: { tags, summary: "Read a published registry component by key", params: KeyParams, querystring: ProjectionQuery, response: Response } },
+    {
+      schema: {
+        tags,
+        summary: "Read a published registry component by key",
+        params: KeyParams,
+        querystring: ProjectionQuery,
+        response: Response,
+      },
+    },
     async (request) => ({ data: componentView(await findPublishedComponent({ ctx, key: request.params.key })) }),
   );
 
   app.get(
     "/components/:key",
-    { schema: { tags, summary: "Read a component of the account by key (the latest saved) or sc_ id", params: KeyParams, querystring: ProjectionQuery, response: Response } },
+    {
+      schema: {
+        tags,
+        summary: "Read a component of the account by key (the latest saved) or sc_ id",
+        params: KeyParams,
+        querystring: ProjectionQuery,
+        response: Response,
+      },
+    },
     async (request) => ({ data: componentView(await findComponent({ ctx, actor: actorOf(request), idOrKey: request.params.key })) }),
   );
 };

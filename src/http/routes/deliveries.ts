@@ -38,8 +38,15 @@ const Delivery = Type.Object({
   updated_at: Type.Integer(),
 });
 
-const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), delivery_id: Type.String({ minLength: 1, maxLength: 128 }) });
-const RangeFields = { status: Type.Optional(Type.Literal("failed")), from: Type.Optional(Type.Integer({ minimum: 0 })), to: Type.Optional(Type.Integer({ minimum: 0 })) };
+const DeliveryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  delivery_id: Type.String({ minLength: 1, maxLength: 128 }),
+});
+const RangeFields = {
+  status: Type.Optional(Type.Literal("failed")),
+  from: Type.Optional(Type.Integer({ minimum: 0 })),
+  to: Type.Optional(Type.Integer({ minimum: 0 })),
+};
 
 export const deliveryRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -57,7 +64,14 @@ export const deliveryRoutes: RouteModule = async (scope, { services }) => {
         response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Delivery) }), ...errorResponses },
       },
     },
-    async (request) => listWebhookDeliveries({ ctx, actor: actorOf(request), webhookId: request.params.id, status: request.query.status, page: pageRequest(request.query) }),
+    async (request) =>
+      listWebhookDeliveries({
+        ctx,
+        actor: actorOf(request),
+        webhookId: request.params.id,
+        status: request.query.status,
+        page: pageRequest(request.query),
+      }),
   );
 
   app.post(
@@ -74,14 +88,31 @@ export const deliveryRoutes: RouteModule = async (scope, { services }) => {
     },
     async (request) => {
       const params = paramsFrom<{ from?: number; to?: number }>(request);
-      return { data: await resendFailedDeliveries({ ctx, actor: actorOf(request), webhookId: request.params.id, from: params.from, to: params.to }) };
+      return {
+        data: await resendFailedDeliveries({
+          ctx,
+          actor: actorOf(request),
+          webhookId: request.params.id,
+          from: params.from,
+          to: params.to,
+        }),
+      };
     },
   );
 
   app.post(
     "/webhooks/:id/deliveries/:delivery_id/resend",
-    { schema: { tags, summary: "Re-send one delivery (not while it is pending)", params: DeliveryParams, response: { 200: Type.Object({ data: Delivery }), ...errorResponses } } },
-    async (request) => ({ data: await resendDelivery({ ctx, actor: actorOf(request), webhookId: request.params.id, deliveryId: request.params.delivery_id }) }),
+    {
+      schema: {
+        tags,
+        summary: "Re-send one delivery (not while it is pending)",
+        params: DeliveryParams,
+        response: { 200: Type.Object({ data: Delivery }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      data: await resendDelivery({ ctx, actor: actorOf(request), webhookId: request.params.id, deliveryId: request.params.delivery_id }),
+    }),
   );
 
   app.post(

@@ -18,7 +18,19 @@ export type { RouteModule };
 
 /** Routes under /v1 that need an API key. */
 export const authenticatedRoutes: RouteModule = async (app, { services }) => {
-  for (const routes of [userRoutes, apiKeyRoutes, accountRoutes, webhookRoutes, deliveryRoutes, subscriptionRoutes, componentRoutes, sourceRoutes, sourceEventRoutes, workflowRoutes, workflowEventRoutes]) {
+  for (const routes of [
+    userRoutes,
+    apiKeyRoutes,
+    accountRoutes,
+    webhookRoutes,
+    deliveryRoutes,
+    subscriptionRoutes,
+    componentRoutes,
+    sourceRoutes,
+    sourceEventRoutes,
+    workflowRoutes,
+    workflowEventRoutes,
+  ]) {
     await app.register(routes, { services });
   }
 };

@@ -17,13 +17,18 @@ const SaveFields = {
   configured_props: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 };
 const CreateBody = Type.Object({ ...SaveFields, ...ProjectionQuery.properties }, { additionalProperties: false });
-const UpdateBody = Type.Object({ ...SaveFields, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties }, { additionalProperties: false });
+const UpdateBody = Type.Object(
+  { ...SaveFields, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties },
+  { additionalProperties: false },
+);
 
 const Source = Type.Object({
   id: Type.String(),
   user_id: Type.Optional(Type.String({ description: "in create, read and update responses; absent from list items" })),
   component_id: Type.String(),
-  configured_props: Type.Record(Type.String(), Type.Unknown(), { description: "timer props as {cron, interval_seconds}, HTTP props as {endpoint_url}" }),
+  configured_props: Type.Record(Type.String(), Type.Unknown(), {
+    description: "timer props as {cron, interval_seconds}, HTTP props as {endpoint_url}",
+  }),
   active: Type.Boolean(),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
@@ -43,31 +48,70 @@ export const sourceRoutes: RouteModule = async (scope, { services }) => {
 
   app.get(
     "/users/me/sources",
-    { schema: { tags, summary: "List the account's sources", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Source) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the account's sources",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Source) }), ...errorResponses },
+      },
+    },
     async (request) => listSources({ ctx: services.ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.post(
     "/sources",
-    { schema: { tags, summary: "Deploy a component as a source (runs deploy, then activate)", body: CreateBody, response: { 200: Type.Object({ data: Source }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Deploy a component as a source (runs deploy, then activate)",
+        body: CreateBody,
+        response: { 200: Type.Object({ data: Source }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await createSource({ ...deps, actor: actorOf(request), input: saveInput(request.body) }) }),
   );
 
   app.get(
     "/sources/:id",
-    { schema: { tags, summary: "Read a source", params: IdParams, querystring: ProjectionQuery, response: { 200: Type.Object({ data: Source }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Read a source",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: Source }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await getSource({ ctx: services.ctx, actor: actorOf(request), id: request.params.id }) }),
   );
 
   app.put(
     "/sources/:id",
-    { schema: { tags, summary: "Swap a source's code and props, or disable/enable it (runs deactivate, then activate)", params: IdParams, body: UpdateBody, response: { 200: Type.Object({ data: Source }), ...errorResponses } } },
-    async (request) => ({ data: await updateSource({ ...deps, actor: actorOf(request), id: request.params.id, input: saveInput(request.body) }) }),
+    {
+      schema: {
+        tags,
+        summary: "Swap a source's code and props, or disable/enable it (runs deactivate, then activate)",
+        params: IdParams,
+        body: UpdateBody,
+        response: { 200: Type.Object({ data: Source }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      data: await updateSource({ ...deps, actor: actorOf(request), id: request.params.id, input: saveInput(request.body) }),
+    }),
   );
 
   app.delete(
     "/sources/:id",
-    { schema: { tags, summary: "Delete a source (runs deactivate; its endpoint, timers, events and subscriptions go)", params: IdParams, response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Delete a source (runs deactivate; its endpoint, timers, events and subscriptions go)",
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
     async (request, reply) => {
       await deleteSource({ ...deps, actor: actorOf(request), id: request.params.id });
       return reply.status(204).send(null);

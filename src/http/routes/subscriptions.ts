@@ -31,7 +31,15 @@ export const subscriptionRoutes: RouteModule = async (scope, { services }) => {
 
   app.post(
     "/subscriptions",
-    { schema: { tags, summary: "Subscribe a listener to an emitter's stream (query string)", querystring: Query, body: Body, response: { 200: Type.Object({ data: Subscription }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Subscribe a listener to an emitter's stream (query string)",
+        querystring: Query,
+        body: Body,
+        response: { 200: Type.Object({ data: Subscription }), ...errorResponses },
+      },
+    },
     async (request) => {
       const params = required(paramsFrom<Params>(request), "emitter_id", "listener_id");
       return { data: await createSubscription({ ctx, actor: actorOf(request), input: params }) };
@@ -40,7 +48,15 @@ export const subscriptionRoutes: RouteModule = async (scope, { services }) => {
 
   app.delete(
     "/subscriptions",
-    { schema: { tags, summary: "Remove a subscription; pass event_name= (empty) when none was given", querystring: Query, body: Body, response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Remove a subscription; pass event_name= (empty) when none was given",
+        querystring: Query,
+        body: Body,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const params = required(paramsFrom<Params>(request), "emitter_id", "listener_id", "event_name");
       await deleteSubscription({ ctx, actor: actorOf(request), input: params });
@@ -50,7 +66,14 @@ export const subscriptionRoutes: RouteModule = async (scope, { services }) => {
 
   app.get(
     "/users/me/subscriptions",
-    { schema: { tags, summary: "Every subscription of the account", querystring: ProjectionQuery, response: { 200: Type.Object({ data: Type.Array(Subscription) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Every subscription of the account",
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: Type.Array(Subscription) }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await listSubscriptions({ ctx, actor: actorOf(request) }) }),
   );
 
@@ -62,7 +85,10 @@ export const subscriptionRoutes: RouteModule = async (scope, { services }) => {
         summary: "Subscribe a listener to a stream of every workflow and source created later",
         querystring: Query,
         body: Body,
-        response: { 200: Type.Object({ data: Type.Object({ id: Type.String(), listener_id: Type.String(), event_name: Type.String() }) }), ...errorResponses },
+        response: {
+          200: Type.Object({ data: Type.Object({ id: Type.String(), listener_id: Type.String(), event_name: Type.String() }) }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {

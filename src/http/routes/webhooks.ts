@@ -11,9 +11,16 @@ import { Webhook } from "./webhook-schema.js";
 import type { RouteModule } from "./route-module.js";
 
 const Text = (max: number) => Type.String({ maxLength: max });
-const CreateFields = { url: Type.String({ minLength: 1, maxLength: 2048 }), name: Type.Optional(Text(256)), description: Type.Optional(Text(4096)) };
+const CreateFields = {
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  name: Type.Optional(Text(256)),
+  description: Type.Optional(Text(4096)),
+};
 const CreateParams = Type.Object({ ...CreateFields, ...ProjectionQuery.properties });
-const CreateBody = (Type.Object({ ...Type.Partial(Type.Object(CreateFields)).properties, ...ProjectionQuery.properties }, { additionalProperties: false }));
+const CreateBody = Type.Object(
+  { ...Type.Partial(Type.Object(CreateFields)).properties, ...ProjectionQuery.properties },
+  { additionalProperties: false },
+);
 
 const UpdateFields = {
   url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
@@ -29,23 +36,52 @@ export const webhookRoutes: RouteModule = async (scope, { services }) => {
 
   app.post(
     "/webhooks",
-    { schema: { tags, summary: "Create a webhook (parameters in the query string)", querystring: Type.Partial(CreateParams), body: CreateBody, response: { 200: Type.Object({ data: Webhook }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Create a webhook (parameters in the query string)",
+        querystring: Type.Partial(CreateParams),
+        body: CreateBody,
+        response: { 200: Type.Object({ data: Webhook }), ...errorResponses },
+      },
+    },
     async (request) => {
       const params = paramsFrom<{ url?: string; name?: string; description?: string }>(request);
       if (!params.url) throw invalid("url is required");
-      return { data: await createWebhook({ ctx, actor: actorOf(request), input: { url: params.url, name: params.name, description: params.description } }) };
+      return {
+        data: await createWebhook({
+          ctx,
+          actor: actorOf(request),
+          input: { url: params.url, name: params.name, description: params.description },
+        }),
+      };
     },
   );
 
   app.get(
     "/users/me/webhooks",
-    { schema: { tags, summary: "List the account's webhooks", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Webhook) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the account's webhooks",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Webhook) }), ...errorResponses },
+      },
+    },
     async (request) => listWebhooks({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.get(
     "/webhooks/:id",
-    { schema: { tags, summary: "Read a webhook", params: IdParams, querystring: ProjectionQuery, response: { 200: Type.Object({ data: Webhook }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Read a webhook",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: Webhook }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await getWebhook({ ctx, actor: actorOf(request), id: request.params.id }) }),
   );
 
@@ -56,7 +92,12 @@ export const webhookRoutes: RouteModule = async (scope, { services }) => {
         tags,
         summary: "Change a webhook's url, name, description or active flag",
         params: IdParams,
-        querystring: Type.Object({ ...UpdateFields, ...ProjectionQuery.properties, name: Type.Optional(Text(256)), description: Type.Optional(Text(4096)) }),
+        querystring: Type.Object({
+          ...UpdateFields,
+          ...ProjectionQuery.properties,
+          name: Type.Optional(Text(256)),
+          description: Type.Optional(Text(4096)),
+        }),
         body: Type.Object({ ...UpdateFields, ...ProjectionQuery.properties }, { additionalProperties: false }),
         response: { 200: Type.Object({ data: Webhook }), ...errorResponses },
       },
@@ -66,7 +107,14 @@ export const webhookRoutes: RouteModule = async (scope, { services }) => {
 
   app.delete(
     "/webhooks/:id",
-    { schema: { tags, summary: "Delete a webhook and the subscriptions that deliver to it", params: IdParams, response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Delete a webhook and the subscriptions that deliver to it",
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
     async (request, reply) => {
       await deleteWebhook({ ctx, actor: actorOf(request), id: request.params.id });
       return reply.status(204).send(null);

@@ -17,7 +17,6 @@ const SummaryQuery = Type.Object({
 });
 const SummaryPage = Type.Object({ page_info: PageInfo, data: Type.Array(EventSummary) });
 
-
 export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const ctx = services.ctx;
@@ -35,7 +34,15 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request, reply) => {
-      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: streamOf(request.query.event_name), page: pageRequest(request.query), expand: expandsEvent(request.query.expand), asObjects: wantsProjection(request) });
+      const page = await listWorkflowEventSummaries({
+        ctx,
+        actor: actorOf(request),
+        id: request.params.id,
+        stream: streamOf(request.query.event_name),
+        page: pageRequest(request.query),
+        expand: expandsEvent(request.query.expand),
+        asObjects: wantsProjection(request),
+      });
       return sendSummaryPage(reply, page);
     },
   );
@@ -52,7 +59,15 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request, reply) => {
-      const page = await listWorkflowEventSummaries({ ctx, actor: actorOf(request), id: request.params.id, stream: "$errors", page: pageRequest(request.query), expand: expandsEvent(request.query.expand), asObjects: wantsProjection(request) });
+      const page = await listWorkflowEventSummaries({
+        ctx,
+        actor: actorOf(request),
+        id: request.params.id,
+        stream: "$errors",
+        page: pageRequest(request.query),
+        expand: expandsEvent(request.query.expand),
+        asObjects: wantsProjection(request),
+      });
       return sendSummaryPage(reply, page);
     },
   );
@@ -69,7 +84,13 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
     },
     async (request, reply) => {
       const header = request.headers["last-event-id"];
-      const tail = await openWorkflowTail({ ctx, actor: actorOf(request), id: request.params.id, eventName: request.query.event_name, lastEventId: typeof header === "string" ? header : undefined });
+      const tail = await openWorkflowTail({
+        ctx,
+        actor: actorOf(request),
+        id: request.params.id,
+        eventName: request.query.event_name,
+        lastEventId: typeof header === "string" ? header : undefined,
+      });
       streamEvents(request, reply, tail, { keepaliveMs: ctx.config.sseKeepaliveSeconds * 1000 });
     },
   );
@@ -81,11 +102,22 @@ export const workflowEventRoutes: RouteModule = async (scope, { services }) => {
         tags,
         summary: "Run the workflow again on the original_event of one of its $errors events (queued; answers 202)",
         params: Type.Object({ ...IdParams.properties, event_id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 202: Type.Object({ data: Type.Object({ workflow_id: Type.String(), error_event_id: Type.String(), original_event: Type.Unknown() }) }), ...errorResponses },
+        response: {
+          202: Type.Object({
+            data: Type.Object({ workflow_id: Type.String(), error_event_id: Type.String(), original_event: Type.Unknown() }),
+          }),
+          ...errorResponses,
+        },
       },
     },
     async (request, reply) => {
-      const data = await replayWorkflowError({ ctx, queue: services.queue, actor: actorOf(request), id: request.params.id, eventId: request.params.event_id });
+      const data = await replayWorkflowError({
+        ctx,
+        queue: services.queue,
+        actor: actorOf(request),
+        id: request.params.id,
+        eventId: request.params.event_id,
+      });
       return reply.status(202).send({ data });
     },
   );

@@ -42,7 +42,10 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
         tags,
         summary: "Create a workflow from code steps",
         querystring: ProjectionQuery,
-        body: Type.Object({ name: Type.Optional(Name), steps: Steps, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: Type.Optional(Name), steps: Steps, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
       },
     },
@@ -51,13 +54,28 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
 
   app.get(
     "/users/me/workflows",
-    { schema: { tags, summary: "List the account's workflows (its global error workflow included)", querystring: ListQuery, response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Workflow) }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "List the account's workflows (its global error workflow included)",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(Workflow) }), ...errorResponses },
+      },
+    },
     async (request) => listWorkflows({ ctx, actor: actorOf(request), page: pageRequest(request.query) }),
   );
 
   app.get(
     "/workflows/:id",
-    { schema: { tags, summary: "Read a workflow", params: IdParams, querystring: ProjectionQuery, response: { 200: Type.Object({ data: Workflow }), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Read a workflow",
+        params: IdParams,
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
+      },
+    },
     async (request) => ({ data: await getWorkflow({ ctx, actor: actorOf(request), id: request.params.id }) }),
   );
 
@@ -69,16 +87,28 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
         summary: "Change a workflow's name, steps or active flag",
         params: IdParams,
         querystring: ProjectionQuery,
-        body: Type.Object({ name: Type.Optional(Name), steps: Type.Optional(Steps), active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: Type.Optional(Name), steps: Type.Optional(Steps), active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
       },
     },
-    async (request) => ({ data: await updateWorkflow({ ctx, runner, actor: actorOf(request), id: request.params.id, input: request.body }) }),
+    async (request) => ({
+      data: await updateWorkflow({ ctx, runner, actor: actorOf(request), id: request.params.id, input: request.body }),
+    }),
   );
 
   app.delete(
     "/workflows/:id",
-    { schema: { tags, summary: "Delete a workflow and the subscriptions to and from it", params: IdParams, response: { 204: Type.Null(), ...errorResponses } } },
+    {
+      schema: {
+        tags,
+        summary: "Delete a workflow and the subscriptions to and from it",
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
     async (request, reply) => {
       await deleteWorkflow({ ctx, actor: actorOf(request), id: request.params.id });
       return reply.status(204).send(null);

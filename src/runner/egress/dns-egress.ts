@@ -5,7 +5,14 @@
 import dns, { type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { EgressRefusedError } from "../../egress/egress-guard.js";
-import { DNS_LOOKUP_PATH, DNS_LOOKUP_SERVICE_PATH, DNS_RESOLVE_PATH, DNS_REVERSE_PATH, EGRESS_REFUSED, type DnsFailureBody } from "../../egress/egress-protocol.js";
+import {
+  DNS_LOOKUP_PATH,
+  DNS_LOOKUP_SERVICE_PATH,
+  DNS_RESOLVE_PATH,
+  DNS_REVERSE_PATH,
+  EGRESS_REFUSED,
+  type DnsFailureBody,
+} from "../../egress/egress-protocol.js";
 import type { ProxyAccess } from "./proxy-handshake.js";
 import { proxyUnavailable, systemError } from "./proxy-errors.js";
 import { queryProxy } from "./proxy-query.js";
@@ -68,10 +75,20 @@ export function installDnsEgress(proxy: ProxyAccess | undefined): void {
     throw systemError(failure.code, failure.syscall ?? "getaddrinfo", subject);
   }
 
-  const lookupAll = (hostname: string, family: 0 | 4 | 6) => ask<{ addresses: LookupAddress[] }>(DNS_LOOKUP_PATH, { host: hostname, family: String(family) }, { hostname }).then((a) => a.addresses);
-  const records = (hostname: string, rrtype: string, ttl: boolean) => ask<{ records: unknown }>(DNS_RESOLVE_PATH, { host: hostname, rrtype, ...(ttl ? { ttl: "1" } : {}) }, { hostname }).then((a) => a.records);
-  const reverse = (ip: string) => ask<{ hostnames: string[] }>(DNS_REVERSE_PATH, { address: checkString("ip", ip) }, { hostname: ip }).then((a) => a.hostnames);
-  const lookupService = (address: string, port: number) => ask<{ hostname: string; service: string }>(DNS_LOOKUP_SERVICE_PATH, { address: checkString("address", address), port: String(port) }, { address });
+  const lookupAll = (hostname: string, family: 0 | 4 | 6) =>
+    ask<{ addresses: LookupAddress[] }>(DNS_LOOKUP_PATH, { host: hostname, family: String(family) }, { hostname }).then((a) => a.addresses);
+  const records = (hostname: string, rrtype: string, ttl: boolean) =>
+    ask<{ records: unknown }>(DNS_RESOLVE_PATH, { host: hostname, rrtype, ...(ttl ? { ttl: "1" } : {}) }, { hostname }).then(
+      (a) => a.records,
+    );
+  const reverse = (ip: string) =>
+    ask<{ hostnames: string[] }>(DNS_REVERSE_PATH, { address: checkString("ip", ip) }, { hostname: ip }).then((a) => a.hostnames);
+  const lookupService = (address: string, port: number) =>
+    ask<{ hostname: string; service: string }>(
+      DNS_LOOKUP_SERVICE_PATH,
+      { address: checkString("address", address), port: String(port) },
+      { address },
+    );
 
   function lookupAnswer(hostname: string, options: unknown): Promise<LookupAddress[] | LookupAddress | { address: null; family: number }> {
     checkString("hostname", hostname);

@@ -23,7 +23,11 @@ export interface EgressSettings {
 
 export function egressSettings(argv: string[]): EgressSettings {
   const value = (name: string) => argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-  const settings: EgressSettings = { proxyPath: value("--egress-proxy") || undefined, allowPrivate: argv.includes("--allow-private-egress"), sandboxed: value("--sandbox") === "bwrap" };
+  const settings: EgressSettings = {
+    proxyPath: value("--egress-proxy") || undefined,
+    allowPrivate: argv.includes("--allow-private-egress"),
+    sandboxed: value("--sandbox") === "bwrap",
+  };
   const extraCaCerts = value("--extra-ca-certs");
   return extraCaCerts ? { ...settings, extraCaCerts } : settings;
 }
@@ -47,7 +51,11 @@ export function installEgressGuard(settings: EgressSettings): void {
   const refuseUdp = denied("UDP is not available to user code", "EGRESS_UDP_REFUSED");
   dgram.createSocket = refuseUdp as typeof dgram.createSocket;
   for (const name of ["bind", "connect", "send"] as const) (dgram.Socket.prototype as unknown as Record<string, unknown>)[name] = refuseUdp;
-  if (!settings.sandboxed) net.Server.prototype.listen = denied("listening for connections is not available to user code", "ERR_ACCESS_DENIED") as typeof net.Server.prototype.listen;
+  if (!settings.sandboxed)
+    net.Server.prototype.listen = denied(
+      "listening for connections is not available to user code",
+      "ERR_ACCESS_DENIED",
+    ) as typeof net.Server.prototype.listen;
 
   // ESM imports of these modules (`import { lookup } from "node:dns"`) see the patched functions.
   syncBuiltinESMExports();

@@ -66,8 +66,13 @@ export function installNetEgress(proxy: ProxyAccess | undefined, allowPrivate: b
     const port = validPort(options.port);
     // A socket with a handle already (one opened on a descriptor, a TLSSocket made by hand)
     // would connect that handle directly.
-    if ((this as Socket & { _handle: unknown })._handle && !this.destroyed) return refuse(this, new EgressRefusedError("a socket that has a handle already"));
-    if (hasOnread(this)) return refuse(this, Object.assign(new Error("the onread option of net.connect is not available to user code"), { code: "ERR_ACCESS_DENIED" }));
+    if ((this as Socket & { _handle: unknown })._handle && !this.destroyed)
+      return refuse(this, new EgressRefusedError("a socket that has a handle already"));
+    if (hasOnread(this))
+      return refuse(
+        this,
+        Object.assign(new Error("the onread option of net.connect is not available to user code"), { code: "ERR_ACCESS_DENIED" }),
+      );
     const host = hostOf(options);
     if (host === undefined) return refuse(this, systemError("ENOTFOUND", "getaddrinfo", { hostname: String(options.host) }));
     const refused = refusedLiteralHost(host, allowPrivate);

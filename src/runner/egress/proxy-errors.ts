@@ -3,7 +3,15 @@
 // guard's EgressRefusedError for a refusal, so code written against plain Node handles them.
 import { getSystemErrorMap } from "node:util";
 import { EgressRefusedError } from "../../egress/egress-guard.js";
-import { ADDRESS_HEADER, EGRESS_REFUSED, EGRESS_TUNNEL_LIMIT, ERROR_HEADER, SYSCALL_HEADER, TUNNEL_LIMIT_HEADER, TUNNEL_LIMIT_MESSAGE } from "../../egress/egress-protocol.js";
+import {
+  ADDRESS_HEADER,
+  EGRESS_REFUSED,
+  EGRESS_TUNNEL_LIMIT,
+  ERROR_HEADER,
+  SYSCALL_HEADER,
+  TUNNEL_LIMIT_HEADER,
+  TUNNEL_LIMIT_MESSAGE,
+} from "../../egress/egress-protocol.js";
 
 export interface ProxyReply {
   status: number;
@@ -31,7 +39,11 @@ function errnoOf(code: string): number | undefined {
 }
 
 /** An error shaped like Node's system errors: "<syscall> <code> <where>". */
-export function systemError(code: string, syscall: string, details: { hostname?: string; address?: string; port?: number }): NodeJS.ErrnoException {
+export function systemError(
+  code: string,
+  syscall: string,
+  details: { hostname?: string; address?: string; port?: number },
+): NodeJS.ErrnoException {
   const where = details.hostname ?? (details.port !== undefined ? `${details.address}:${details.port}` : details.address);
   const error: NodeJS.ErrnoException = new Error(`${syscall} ${code}${where ? ` ${where}` : ""}`);
   Object.assign(error, { errno: errnoOf(code), code, syscall, ...details });
@@ -50,7 +62,9 @@ export function connectError(reply: ProxyReply, host: string, port: number): Err
 /** The account holds as many tunnels as it may: no Node error fits, so the message says it all. */
 function tunnelLimitError(reply: ProxyReply, host: string, port: number): NodeJS.ErrnoException {
   const limit = reply.headers.get(TUNNEL_LIMIT_HEADER);
-  const error: NodeJS.ErrnoException = new Error(`connect to ${host}:${port} refused: ${TUNNEL_LIMIT_MESSAGE}${limit ? ` (at most ${limit})` : ""}; close connections no longer needed`);
+  const error: NodeJS.ErrnoException = new Error(
+    `connect to ${host}:${port} refused: ${TUNNEL_LIMIT_MESSAGE}${limit ? ` (at most ${limit})` : ""}; close connections no longer needed`,
+  );
   Object.assign(error, { code: EGRESS_TUNNEL_LIMIT, syscall: "connect", address: host, port });
   return error;
 }

@@ -60,7 +60,11 @@ function restoreOwn(target: object, name: string, descriptor: PropertyDescriptor
 export function showRemote(socket: Socket, reply: ProxyReply): void {
   const port = Number(reply.headers.get(PORT_HEADER));
   const family = reply.headers.get(FAMILY_HEADER) === "6" ? "IPv6" : "IPv4";
-  const values = { remoteAddress: reply.headers.get(ADDRESS_HEADER), remotePort: Number.isInteger(port) ? port : undefined, remoteFamily: family };
+  const values = {
+    remoteAddress: reply.headers.get(ADDRESS_HEADER),
+    remotePort: Number.isInteger(port) ? port : undefined,
+    remoteFamily: family,
+  };
   for (const [name, value] of Object.entries(values)) Object.defineProperty(socket, name, { value, configurable: true, enumerable: false });
 }
 
@@ -121,7 +125,8 @@ export function connectThroughProxy(socket: Socket, target: TunnelTarget, callba
     }
     if (event === "ready" || event === "connect") return true;
     // Not reaching the proxy's socket is not the user's target refusing: say which it is.
-    if (event === "error" && !reachedProxy && (args[0] as NodeJS.ErrnoException)?.syscall === "connect") return emit.call(this, event, proxyUnavailable(args[0]));
+    if (event === "error" && !reachedProxy && (args[0] as NodeJS.ErrnoException)?.syscall === "connect")
+      return emit.call(this, event, proxyUnavailable(args[0]));
     if (event === "close") restore();
     return emit.call(this, event, ...args);
   } as Socket["emit"];

@@ -81,7 +81,8 @@ function withExtraCa(extraCaFile: string | undefined): (options: TlsArgs[0]) => 
     if (options.ca !== undefined || options.secureContext !== undefined) return;
     ca ??= [...tls.rootCertificates, readFileSync(extraCaFile, "utf8")];
     // One context for every connection that sets nothing of its own (parsing the roots is the cost).
-    if (options.cert === undefined && options.key === undefined && options.pfx === undefined) options.secureContext = context ??= tls.createSecureContext({ ca });
+    if (options.cert === undefined && options.key === undefined && options.pfx === undefined)
+      options.secureContext = context ??= tls.createSecureContext({ ca });
     else options.ca = ca;
   };
 }
@@ -103,7 +104,8 @@ export function installTlsEgress(extraCaFile?: string): void {
     raw.connect({ host: options.host, port: options.port, path: options.path, family: options.family } as net.NetConnectOpts);
     const secure = connect({ ...options, socket: stream }, callback);
     raw.once("connect", () => {
-      for (const name of ["remoteAddress", "remotePort", "remoteFamily"] as const) Object.defineProperty(secure, name, { value: raw[name], configurable: true, enumerable: false });
+      for (const name of ["remoteAddress", "remotePort", "remoteFamily"] as const)
+        Object.defineProperty(secure, name, { value: raw[name], configurable: true, enumerable: false });
     });
     if (options.timeout) secure.setTimeout(options.timeout);
     return secure;

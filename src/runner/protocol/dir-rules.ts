@@ -43,7 +43,8 @@ export function countedBytes(files: number, contentBytes: number): number {
   return contentBytes + files * DIR_FILE_OVERHEAD_BYTES;
 }
 
-export const filesOverCap = (count: number, caps: DirCaps) => `the source would have ${count} files, over the limit of ${caps.maxFiles} (SLUICE_SOURCE_FILES_MAX)`;
+export const filesOverCap = (count: number, caps: DirCaps) =>
+  `the source would have ${count} files, over the limit of ${caps.maxFiles} (SLUICE_SOURCE_FILES_MAX)`;
 export const bytesOverCap = (bytes: number, caps: DirCaps) =>
   `the source's files would take ${bytes} bytes (${DIR_FILE_OVERHEAD_BYTES} counted per file), over the limit of ${caps.maxBytes} bytes (SLUICE_SOURCE_FILES_MB)`;
 export const fileFolderClash = (file: string, folder: string) => `"${file}" would be both a file and the folder of "${folder}"`;

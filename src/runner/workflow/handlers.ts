@@ -20,7 +20,10 @@ export async function workflowCheck(payload: { steps: PreparedStep[] }): Promise
   return checkSteps(payload.steps, host());
 }
 
-export async function workflowRun(payload: { steps: PreparedStep[]; event: unknown; context: Record<string, unknown> }, tools: HandlerTools): Promise<StepsOutcome & { logs: LogRecord[] }> {
+export async function workflowRun(
+  payload: { steps: PreparedStep[]; event: unknown; context: Record<string, unknown> },
+  tools: HandlerTools,
+): Promise<StepsOutcome & { logs: LogRecord[] }> {
   const logs: LogRecord[] = [];
   captureLogs(logs);
   try {

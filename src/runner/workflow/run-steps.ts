@@ -36,7 +36,11 @@ export async function checkSteps<S extends StepRef>(steps: S[], host: StepHost<S
     try {
       const definition = stepDefinition(await host.load(step));
       if (typeof definition?.run !== "function") {
-        problems.push({ stepId: step.id, stepName: step.name, message: "the default export must be an object with an async run({ steps, $ }) method" });
+        problems.push({
+          stepId: step.id,
+          stepName: step.name,
+          message: "the default export must be an object with an async run({ steps, $ }) method",
+        });
       }
     } catch (error) {
       problems.push({ stepId: step.id, stepName: step.name, message: describe(error) });
@@ -47,7 +51,10 @@ export async function checkSteps<S extends StepRef>(steps: S[], host: StepHost<S
 
 export type StepsOutcome = Omit<WorkflowExecuteResult, "logs" | "durationMs">;
 
-export async function runSteps<S extends StepRef>(request: { steps: S[]; event: unknown; context: Record<string, unknown> }, host: StepHost<S>): Promise<StepsOutcome> {
+export async function runSteps<S extends StepRef>(
+  request: { steps: S[]; event: unknown; context: Record<string, unknown> },
+  host: StepHost<S>,
+): Promise<StepsOutcome> {
   const emits: unknown[] = [];
   const emails: EmailRequest[] = [];
   const stepResults: WorkflowExecuteResult["stepResults"] = [];
@@ -72,7 +79,8 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
       const exports: Record<string, unknown> = {};
       const $ = {
         export(name: string, value: unknown) {
-          if (typeof name !== "string" || name === "" || name === "$return_value") throw new TypeError("$.export needs a name other than $return_value");
+          if (typeof name !== "string" || name === "" || name === "$return_value")
+            throw new TypeError("$.export needs a name other than $return_value");
           exports[name] = value;
         },
         flow: {
@@ -98,7 +106,12 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
         if (typeof definition?.run !== "function") throw new TypeError(`step "${step.name}" has no run({ steps, $ }) method`);
         const returnValue = await definition.run.call(definition, { steps, $ });
         steps[step.name] = { ...exports, $return_value: returnValue };
-        stepResults.push({ id: step.id, name: step.name, returnValue: jsonSafe(returnValue), exports: jsonSafe(exports) as Record<string, unknown> });
+        stepResults.push({
+          id: step.id,
+          name: step.name,
+          returnValue: jsonSafe(returnValue),
+          exports: jsonSafe(exports) as Record<string, unknown>,
+        });
       } catch (thrown) {
         if (thrown instanceof FlowExit) {
           steps[step.name] = { ...exports };
@@ -119,7 +132,12 @@ export async function runSteps<S extends StepRef>(request: { steps: S[]; event: 
 
 function failureOf(thrown: unknown): ExecutionFailure {
   if (thrown instanceof Error) {
-    return { kind: "error", name: thrown.name || "Error", message: thrown.message, stack: thrown.stack ? cleanStack(thrown.stack) : `${thrown.name}: ${thrown.message}` };
+    return {
+      kind: "error",
+      name: thrown.name || "Error",
+      message: thrown.message,
+      stack: thrown.stack ? cleanStack(thrown.stack) : `${thrown.name}: ${thrown.message}`,
+    };
   }
   const message = typeof thrown === "string" ? thrown : safeStringify(thrown);
   return { kind: "error", name: "Error", message, stack: `Error: ${message}` };

@@ -28,7 +28,10 @@ export const realCgroupFs: CgroupFs = {
   mkdir: (path) => mkdirSync(path),
   rmdir: (path) => rmdirSync(path),
   exists: (path) => existsSync(path),
-  list: (path) => readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name),
+  list: (path) =>
+    readdirSync(path, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name),
 };
 
 /** The errno code of a failed operation, or its message: what the notes and logs show. */

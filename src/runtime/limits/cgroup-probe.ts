@@ -117,7 +117,8 @@ function probeV2(deps: CgroupProbeDeps, options: CgroupProbeOptions): CgroupProb
     const enabled = fs.read(`${parent}/cgroup.subtree_control`).trim().split(/\s+/);
     if (!wanted.every((c) => enabled.includes(c))) fs.write(`${parent}/cgroup.subtree_control`, enable);
   } catch (error) {
-    const hint = errorCode(error) === "EBUSY" ? "; processes run in it: run the service in a leaf cgroup and pass its delegated parent" : "";
+    const hint =
+      errorCode(error) === "EBUSY" ? "; processes run in it: run the service in a leaf cgroup and pass its delegated parent" : "";
     return { notes: [...notes, `${where}: cannot give memory to child cgroups (${errorCode(error)})${hint}`] };
   }
   try {

@@ -40,7 +40,11 @@ export function createOpenFilesCap(maxOpenFiles: number, searchPath: string): Op
   const option = `--nofile=${maxOpenFiles}:${maxOpenFiles}`;
   const check = spawnSync(prlimit, [option, "--", process.execPath, "--version"], { stdio: "ignore", timeout: 10_000 });
   if (check.status !== 0) {
-    return { mechanism: "none", description: `open files not capped (prlimit failed: ${check.error?.message ?? `exit ${check.status}`})`, wrapCommand: unchanged };
+    return {
+      mechanism: "none",
+      description: `open files not capped (prlimit failed: ${check.error?.message ?? `exit ${check.status}`})`,
+      wrapCommand: unchanged,
+    };
   }
   return {
     mechanism: "prlimit",

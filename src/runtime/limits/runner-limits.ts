@@ -147,7 +147,14 @@ export function createRunnerLimits(options: RunnerLimitsOptions): RunnerLimits {
   // Made on first use: with a working cgroup it serves only runners whose cgroup failed.
   let watchdog: MemoryWatchdog | undefined;
   const watchdogOf = () =>
-    (watchdog ??= createMemoryWatchdog({ limitBytes: memoryBytes, intervalMs, procRoot, pageSize: pageSize(), kill: killQuietly, timers: { setInterval, clearInterval } }));
+    (watchdog ??= createMemoryWatchdog({
+      limitBytes: memoryBytes,
+      intervalMs,
+      procRoot,
+      pageSize: pageSize(),
+      kill: killQuietly,
+      timers: { setInterval, clearInterval },
+    }));
   const live = new Set<RunnerHandle>();
   let sequence = 0;
 

@@ -69,19 +69,23 @@ export async function fetchCodeIfFound(url: string, options: FetchCodeOptions): 
 function get(url: URL, allowPrivate: boolean, hostAddresses: AddressSet): Promise<{ status: number; location?: string; body: string }> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, { lookup: guardedLookup(allowPrivate, hostAddresses) as any, timeout: FETCH_TIMEOUT_MS }, (response) => {
-      const status = response.statusCode ?? 0;
-      const location = status >= 300 && status < 400 ? response.headers.location : undefined;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_CODE_BYTES) request.destroy(new ServiceError("PAYLOAD_TOO_LARGE", "component code is larger than 2 MB"));
-        else chunks.push(chunk);
-      });
-      response.on("end", () => resolve({ status, location, body: Buffer.concat(chunks).toString("utf8") }));
-      response.on("error", reject);
-    });
+    const request = client.get(
+      url,
+      { lookup: guardedLookup(allowPrivate, hostAddresses) as any, timeout: FETCH_TIMEOUT_MS },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const location = status >= 300 && status < 400 ? response.headers.location : undefined;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_CODE_BYTES) request.destroy(new ServiceError("PAYLOAD_TOO_LARGE", "component code is larger than 2 MB"));
+          else chunks.push(chunk);
+        });
+        response.on("end", () => resolve({ status, location, body: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
     request.on("timeout", () => request.destroy(new Error("timed out")));
     request.on("error", reject);
   });

@@ -43,7 +43,8 @@ export function createInstallSlots(options: InstallSlotsOptions): InstallSlots {
     if (value === 0) map.delete(key);
     else map.set(key, value);
   };
-  const fits = (account: string | undefined) => running < options.total && (account === undefined || (runningByAccount.get(account) ?? 0) < options.perAccount);
+  const fits = (account: string | undefined) =>
+    running < options.total && (account === undefined || (runningByAccount.get(account) ?? 0) < options.perAccount);
 
   /** Refuses an account at its daily number of installs; `count` when one starts. */
   function checkDay(account: string, count: boolean): void {
@@ -55,7 +56,11 @@ export function createInstallSlots(options: InstallSlotsOptions): InstallSlots {
     const started = startedToday.get(account) ?? 0;
     if (started >= options.perDay) {
       const retryAfterSeconds = Math.ceil(((today + 1) * DAY_MS - now()) / 1000);
-      throw new ServiceError("LIMIT_EXCEEDED", `this account started ${started} npm installs today, the most allowed (SLUICE_NPM_INSTALLS_PER_DAY); packages already installed can still be used`, { retryAfterSeconds });
+      throw new ServiceError(
+        "LIMIT_EXCEEDED",
+        `this account started ${started} npm installs today, the most allowed (SLUICE_NPM_INSTALLS_PER_DAY); packages already installed can still be used`,
+        { retryAfterSeconds },
+      );
     }
     if (count) startedToday.set(account, started + 1);
   }
@@ -69,7 +74,7 @@ export function createInstallSlots(options: InstallSlotsOptions): InstallSlots {
     running--;
     if (account !== undefined) add(runningByAccount, account, -1);
     // First come, first served among those that fit: one account's line does not hold up another's.
-    for (let i = 0; i < queue.length && running < options.total; ) {
+    for (let i = 0; i < queue.length && running < options.total;) {
       const waiter = queue[i]!;
       if (fits(waiter.account)) {
         queue.splice(i, 1);
@@ -83,7 +88,11 @@ export function createInstallSlots(options: InstallSlotsOptions): InstallSlots {
   async function slot(account: string | undefined): Promise<void> {
     if (fits(account) && queue.length === 0) return take(account);
     if (account !== undefined && (waitingByAccount.get(account) ?? 0) >= options.maxWaitingPerAccount) {
-      throw new ServiceError("LIMIT_EXCEEDED", `this account already has ${options.maxWaitingPerAccount} npm installs waiting; retry when they are done`, { retryAfterSeconds: 10 });
+      throw new ServiceError(
+        "LIMIT_EXCEEDED",
+        `this account already has ${options.maxWaitingPerAccount} npm installs waiting; retry when they are done`,
+        { retryAfterSeconds: 10 },
+      );
     }
     if (account !== undefined) add(waitingByAccount, account, 1);
     try {
@@ -98,7 +107,13 @@ export function createInstallSlots(options: InstallSlotsOptions): InstallSlots {
         };
         const timer = setTimeout(() => {
           queue.splice(queue.indexOf(waiter), 1);
-          reject(new ServiceError("LIMIT_EXCEEDED", `npm installs are busy on this host (waited ${Math.round(options.waitMs / 1000)} s for a turn); retry shortly`, { retryAfterSeconds: 30 }));
+          reject(
+            new ServiceError(
+              "LIMIT_EXCEEDED",
+              `npm installs are busy on this host (waited ${Math.round(options.waitMs / 1000)} s for a turn); retry shortly`,
+              { retryAfterSeconds: 30 },
+            ),
+          );
         }, options.waitMs);
         timer.unref();
         queue.push(waiter);

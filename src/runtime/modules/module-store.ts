@@ -44,7 +44,14 @@ interface Prepared {
 export function createModuleStore(options: { dir: string; npm: NpmCache; allowPrivateEgress: boolean }): ModuleStore {
   const prepared = new Map<string, Promise<Prepared>>();
 
-  async function build(userId: string, code: string, codeUrl: string | undefined, componentFiles: Record<string, string> | undefined, hash: string, stale: boolean): Promise<Prepared> {
+  async function build(
+    userId: string,
+    code: string,
+    codeUrl: string | undefined,
+    componentFiles: Record<string, string> | undefined,
+    hash: string,
+    stale: boolean,
+  ): Promise<Prepared> {
     const accountDir = join(options.dir, safeName(userId));
     const finalDir = join(accountDir, hash);
     const entryName = `component${looksLikeEsm(code) ? ".mjs" : ".cjs"}`;
@@ -59,7 +66,11 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       const links = new Map<string, string>(); // package name → installed folder
       // Files sent with the code win over its URL: they are what the code was written against.
       const sources = componentFiles ? normalizeFiles(componentFiles) : undefined;
-      const origin: ModuleOrigin | undefined = sources ? { path: ENTRY_PATH } : codeUrl ? { url: parseCodeUrl(codeUrl).toString() } : undefined;
+      const origin: ModuleOrigin | undefined = sources
+        ? { path: ENTRY_PATH }
+        : codeUrl
+          ? { url: parseCodeUrl(codeUrl).toString() }
+          : undefined;
       await writeModule(userId, temp, entryName, code, origin, sources, files, links);
       await mkdir(join(temp, "node_modules", "@sluice"), { recursive: true });
       await writeSdk(join(temp, "node_modules"));
@@ -96,7 +107,8 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     for (const specifier of specifiers) {
       const kind = kindOf(specifier.value);
       if (kind === "builtin" || kind === "sdk") continue;
-      if (kind === "unsupported") throw invalid(`cannot import "${specifier.value}": only Node built-ins, npm packages and relative files can be imported`);
+      if (kind === "unsupported")
+        throw invalid(`cannot import "${specifier.value}": only Node built-ins, npm packages and relative files can be imported`);
       if (kind === "relative") {
         const target = relativeTarget(specifier.value, origin, sources, options.allowPrivateEgress);
         let local = files.get(target.key);
@@ -195,7 +207,9 @@ async function linkedPackages(folder: string): Promise<string[]> {
   const found: string[] = [];
   const nodeModules = join(folder, "node_modules");
   for (const name of await readdir(nodeModules).catch(() => [] as string[])) {
-    const names = name.startsWith("@") ? (await readdir(join(nodeModules, name)).catch(() => [] as string[])).map((inner) => `${name}/${inner}`) : [name];
+    const names = name.startsWith("@")
+      ? (await readdir(join(nodeModules, name)).catch(() => [] as string[])).map((inner) => `${name}/${inner}`)
+      : [name];
     for (const each of names) {
       const target = await readlink(join(nodeModules, each)).catch(() => undefined);
       if (target !== undefined) found.push(target);
@@ -228,11 +242,15 @@ function withRequire(code: string): string {
 /** `import { defineComponent } from "@sluice/sdk"` (or "@pipedream/types"): the identity helpers. */
 async function writeSdk(nodeModules: string): Promise<void> {
   const cjs = "const id = (x) => x;\nmodule.exports = { defineComponent: id, defineSource: id, defineApp: id, defineAction: id };\n";
-  const esm = "const id = (x) => x;\nexport const defineComponent = id, defineSource = id, defineApp = id, defineAction = id;\nexport default { defineComponent, defineSource, defineApp, defineAction };\n";
+  const esm =
+    "const id = (x) => x;\nexport const defineComponent = id, defineSource = id, defineApp = id, defineAction = id;\nexport default { defineComponent, defineSource, defineApp, defineAction };\n";
   for (const name of SDK_MODULES) {
     const dir = join(nodeModules, name);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", exports: { import: "./index.mjs", require: "./index.cjs" } }));
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ name, version: "1.0.0", exports: { import: "./index.mjs", require: "./index.cjs" } }),
+    );
     await writeFile(join(dir, "index.cjs"), cjs);
     await writeFile(join(dir, "index.mjs"), esm);
   }

@@ -15,7 +15,17 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promise
 import { dirname, join, relative, sep } from "node:path";
 import { ServiceError, invalid } from "../../lib/errors.js";
 import { createInstallSlots, type InstallSlotsOptions } from "./install-slots.js";
-import { ALLOW_NONE_ARGS, ALLOW_PROBE_ARGS, NPM_DEFINITIONS_FILE, allowRefusal, definitionsHaveAllowSettings, folderBytes, npmKnowsAllowSettings, refusedSpecInLog, stagedInstallProblem } from "./npm-install-policy.js";
+import {
+  ALLOW_NONE_ARGS,
+  ALLOW_PROBE_ARGS,
+  NPM_DEFINITIONS_FILE,
+  allowRefusal,
+  definitionsHaveAllowSettings,
+  folderBytes,
+  npmKnowsAllowSettings,
+  refusedSpecInLog,
+  stagedInstallProblem,
+} from "./npm-install-policy.js";
 import { BYTES_FILE, createPackageCacheLru } from "./package-cache-lru.js";
 
 export interface NpmCache {
@@ -76,7 +86,8 @@ export function npmCommand(): { file: string; prefix: string[] } {
 /** The npm settings that leave only registry packages, when this npm has them (npm 11 does, npm 10 not). */
 async function allowNoneArgs(): Promise<string[]> {
   const definitions = await readFile(join(NPM_BESIDE_NODE, NPM_DEFINITIONS_FILE), "utf8").catch(() => undefined);
-  if (definitions !== undefined && npmCommand().file === process.execPath) return definitionsHaveAllowSettings(definitions) ? ALLOW_NONE_ARGS : [];
+  if (definitions !== undefined && npmCommand().file === process.execPath)
+    return definitionsHaveAllowSettings(definitions) ? ALLOW_NONE_ARGS : [];
   const output = await new Promise<string>((resolve) => {
     const npm = npmCommand();
     execFile(npm.file, [...npm.prefix, ...ALLOW_PROBE_ARGS], { timeout: 30_000 }, (_error, stdout) => resolve(String(stdout)));
@@ -99,27 +110,50 @@ export function npmReason(stderr: string): string {
   const lines = stderr
     .split("\n")
     .map((line) => line.replace(/^npm (?:error|ERR!)\s?/, "").trim())
-    .filter((line) => line !== "" && !/^\d{3}$/.test(line) && !/^A complete log of this run|^(?:\d{3} )?(?:Note that you can also install from a|tarball, folder, http url, or git url)/.test(line));
+    .filter(
+      (line) =>
+        line !== "" &&
+        !/^\d{3}$/.test(line) &&
+        !/^A complete log of this run|^(?:\d{3} )?(?:Note that you can also install from a|tarball, folder, http url, or git url)/.test(
+          line,
+        ),
+    );
   return lines.slice(0, 3).join("; ");
 }
 
 /** The cache entry (folder name) of name@version. */
 export const entryName = (name: string, version: string) => `${name.replace("/", "+")}@${version}`;
 /** Where the exact version a range or tag of `name` resolved to is remembered. */
-export const rangeAliasPath = (dir: string, name: string, range: string) => join(dir, ".ranges", createHash("sha256").update(`${name}@${range}`).digest("hex").slice(0, 32));
+export const rangeAliasPath = (dir: string, name: string, range: string) =>
+  join(dir, ".ranges", createHash("sha256").update(`${name}@${range}`).digest("hex").slice(0, 32));
 
 export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmCache {
   const inflight = new Map<string, { account: string | undefined; promise: Promise<unknown> }>();
   const staging = `${dir}-staging`;
   const exec = options.exec ?? runNpm;
   const installedIn = (folder: string, name: string) => join(folder, "node_modules", name);
-  const slots = createInstallSlots({ total: 3, perAccount: 1, perDay: options.installsPerDay ?? DEFAULT_INSTALLS_PER_DAY, maxWaitingPerAccount: 8, waitMs: 5 * 60_000, now: options.now, ...options.slots });
-  const lru = createPackageCacheLru({ dir, trashDir: staging, maxBytes: options.maxBytes ?? DEFAULT_CACHE_BYTES, graceMs: options.graceMs ?? 15 * 60_000, now: options.now });
+  const slots = createInstallSlots({
+    total: 3,
+    perAccount: 1,
+    perDay: options.installsPerDay ?? DEFAULT_INSTALLS_PER_DAY,
+    maxWaitingPerAccount: 8,
+    waitMs: 5 * 60_000,
+    now: options.now,
+    ...options.slots,
+  });
+  const lru = createPackageCacheLru({
+    dir,
+    trashDir: staging,
+    maxBytes: options.maxBytes ?? DEFAULT_CACHE_BYTES,
+    graceMs: options.graceMs ?? 15 * 60_000,
+    now: options.now,
+  });
   // Whether this npm refuses non-registry packages itself (npm 11's --allow-*), found once.
   let allowArgs: Promise<string[]> | undefined;
   const probeAllowArgs = () => (allowArgs ??= allowNoneArgs());
 
-  const refused = (spec: string, what: string) => invalid(`npm package "${spec}" was refused: ${what}; only packages from the npm registry are installed`);
+  const refused = (spec: string, what: string) =>
+    invalid(`npm package "${spec}" was refused: ${what}; only packages from the npm registry are installed`);
 
   /** Runs npm install of `spec` into a new staging folder, checks what it holds, and answers that folder. */
   async function npmInstall(spec: string, extra: string[], account: string | undefined): Promise<string> {
@@ -128,7 +162,18 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
       const temp = await mkdtemp(join(staging, "install-"));
       try {
         await writeFile(join(temp, "package.json"), JSON.stringify({ private: true }));
-        const args = ["install", spec, "--prefix", temp, "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", ...(await probeAllowArgs()), ...extra];
+        const args = [
+          "install",
+          spec,
+          "--prefix",
+          temp,
+          "--ignore-scripts",
+          "--no-audit",
+          "--no-fund",
+          "--no-package-lock",
+          ...(await probeAllowArgs()),
+          ...extra,
+        ];
         if (options.registry) args.push(`--registry=${options.registry}`);
         try {
           await exec([...args, "--loglevel=error"]);
@@ -177,7 +222,8 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     return packageDir;
   }
 
-  const failed = (spec: string, error: unknown) => (error instanceof ServiceError ? error : invalid(`npm package "${spec}" could not be installed: ${(error as Error).message}`));
+  const failed = (spec: string, error: unknown) =>
+    error instanceof ServiceError ? error : invalid(`npm package "${spec}" could not be installed: ${(error as Error).message}`);
 
   async function installExact(name: string, version: string, account: string | undefined): Promise<string> {
     const packageDir = installedIn(join(dir, entryName(name, version)), name);
@@ -198,7 +244,12 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     }
   }
 
-  async function installResolvedInto(name: string, range: string | undefined, account: string | undefined, fresh: boolean): Promise<{ version: string; dir: string }> {
+  async function installResolvedInto(
+    name: string,
+    range: string | undefined,
+    account: string | undefined,
+    fresh: boolean,
+  ): Promise<{ version: string; dir: string }> {
     const spec = `${name}@${range ?? "latest"}`;
     let temp: string;
     try {
@@ -276,7 +327,8 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
       version !== undefined && EXACT_VERSION.test(version)
         ? once(`${name}@${version}`, account, () => installExact(name, version, account))
         : once(`range:${name}@${version ?? "latest"}`, account, () => installRange(name, version ?? "latest", account)),
-    installResolved: (name, range, account) => once(`resolve:${name}@${range ?? ""}`, account, () => installResolvedInto(name, range, account, true)),
+    installResolved: (name, range, account) =>
+      once(`resolve:${name}@${range ?? ""}`, account, () => installResolvedInto(name, range, account, true)),
     use(packageDirs) {
       let present = true;
       for (const packageDir of packageDirs) {

@@ -20,7 +20,8 @@ export const ALLOW_PROBE_ARGS = ["config", "get", ...ALLOW_KEYS];
 /** npm's settings file, relative to its folder: read instead of starting npm to ask (about 0.3 s). */
 export const NPM_DEFINITIONS_FILE = join("node_modules", "@npmcli", "config", "lib", "definitions", "definitions.js");
 /** Whether npm's settings file defines each --allow-* setting. */
-export const definitionsHaveAllowSettings = (source: string) => ALLOW_KEYS.every((key) => source.includes(`'${key}': new Definition(`) || source.includes(`"${key}": new Definition(`));
+export const definitionsHaveAllowSettings = (source: string) =>
+  ALLOW_KEYS.every((key) => source.includes(`'${key}': new Definition(`) || source.includes(`"${key}": new Definition(`));
 
 const NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
 // Versions, ranges and tags use none of ":" "/" "\": every git, file, directory, URL and
@@ -66,7 +67,8 @@ export async function stagedInstallProblem(root: string): Promise<string | undef
   for (const [path, entry] of entries) {
     for (const field of ["dependencies", "optionalDependencies", "peerDependencies"] as const) {
       for (const [dep, spec] of Object.entries(entry[field] ?? {})) {
-        if (typeof spec !== "string" || !isRegistrySpec(spec)) return `${nameOf(path)}@${entry.version ?? "?"} depends on ${dep} at "${String(spec)}"`;
+        if (typeof spec !== "string" || !isRegistrySpec(spec))
+          return `${nameOf(path)}@${entry.version ?? "?"} depends on ${dep} at "${String(spec)}"`;
       }
     }
   }

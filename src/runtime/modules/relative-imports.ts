@@ -32,7 +32,12 @@ export function normalizeFiles(files: Record<string, string>): Map<string, strin
 // In the order Node tries them for an import without an extension: the file, then these.
 const SUFFIXES = ["", ".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs", "/index.cjs", "/index.json"];
 
-export function relativeTarget(specifier: string, origin: ModuleOrigin | undefined, files: Map<string, string> | undefined, allowPrivate: boolean): RelativeTarget {
+export function relativeTarget(
+  specifier: string,
+  origin: ModuleOrigin | undefined,
+  files: Map<string, string> | undefined,
+  allowPrivate: boolean,
+): RelativeTarget {
   if (!origin) throw invalid(`cannot resolve the relative import "${specifier}" without a component_url or component_files`);
   if ("url" in origin) {
     const base = new URL(specifier, origin.url);

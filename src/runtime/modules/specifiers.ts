@@ -67,7 +67,9 @@ export function rewriteSpecifiers(code: string, replacements: Map<number, string
 
 /** ESM when the code has import/export statements; CommonJS otherwise. */
 export function looksLikeEsm(code: string): boolean {
-  return /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+(default\b|const\b|let\b|var\b|function\b|class\b|async\b|\{|\*))/.test(withoutComments(code));
+  return /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+(default\b|const\b|let\b|var\b|function\b|class\b|async\b|\{|\*))/.test(
+    withoutComments(code),
+  );
 }
 
 export type SpecifierKind = "builtin" | "relative" | "sdk" | "package" | "unsupported";

@@ -26,16 +26,30 @@ export function probeBwrap(nodePath: string = process.execPath): { features: Bwr
   const help = spawnSync("bwrap", ["--help"], { encoding: "utf8", timeout: 5000 });
   if (help.error) {
     const missing = (help.error as NodeJS.ErrnoException).code === "ENOENT";
-    return { features: NO_FEATURES, failure: missing ? "bubblewrap (bwrap) is not installed (Debian and Ubuntu: apt-get install bubblewrap)" : `bwrap could not be run: ${help.error.message}` };
+    return {
+      features: NO_FEATURES,
+      failure: missing
+        ? "bubblewrap (bwrap) is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+        : `bwrap could not be run: ${help.error.message}`,
+    };
   }
   const text = `${help.stdout}${help.stderr}`;
   const features: BwrapFeatures = { tmpfsSize: text.includes("--size"), disableUserns: text.includes("--disable-userns") };
-  const args = bwrapArguments({ binds: [{ host: nodePath, runner: NEUTRAL.node }], tmpBytes: 1024 * 1024, env: {}, unprivilegedIds: process.getuid?.() === 0, features });
+  const args = bwrapArguments({
+    binds: [{ host: nodePath, runner: NEUTRAL.node }],
+    tmpBytes: 1024 * 1024,
+    env: {},
+    unprivilegedIds: process.getuid?.() === 0,
+    features,
+  });
   const probe = spawnSync("bwrap", [...args, NEUTRAL.node, "-e", "0"], { encoding: "utf8", timeout: 10_000 });
   if (probe.error) return { features, failure: `a sandboxed runner could not start: ${probe.error.message}` };
   if (probe.status !== 0) {
     const said = (probe.stderr || "").trim().split("\n").slice(-2).join(" ") || `exit code ${probe.status ?? probe.signal}`;
-    return { features, failure: `bwrap cannot create the sandbox here (${said}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or a container's seccomp profile)` };
+    return {
+      features,
+      failure: `bwrap cannot create the sandbox here (${said}); user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, or a container's seccomp profile)`,
+    };
   }
   return { features };
 }

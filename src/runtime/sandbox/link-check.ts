@@ -55,7 +55,10 @@ export function createPackageLinkGuard(cacheDir: string, options: { openToOthers
       const folder = topFolder(packageDir);
       if (checked.has(folder)) return;
       const link = findEscapingLink(folder, cacheDir);
-      if (link !== undefined) throw invalid(`the installed package ${folder.slice(cacheDir.length + 1)} holds a link that leads out of the package cache (${link.slice(folder.length + 1)}); it is not given to user code`);
+      if (link !== undefined)
+        throw invalid(
+          `the installed package ${folder.slice(cacheDir.length + 1)} holds a link that leads out of the package cache (${link.slice(folder.length + 1)}); it is not given to user code`,
+        );
       if (options.openToOthers) chmodSync(folder, 0o755);
       checked.add(folder);
     },
@@ -85,4 +88,3 @@ export function createPackageLinkGuard(cacheDir: string, options: { openToOthers
     },
   };
 }
-

@@ -69,9 +69,22 @@ function closeDataDir(dataDir: string, runtimeName: string): void {
 
 /** Why the runner user cannot start Node and stat these paths, or undefined when it can. */
 function probe(paths: string[]): string | undefined {
-  const result = spawnSync(process.execPath, ["-e", "for (const p of process.argv.slice(1)) require('fs').statSync(p)", ...paths], { uid: RUNNER_UID, gid: RUNNER_GID, env: {}, encoding: "utf8", timeout: 10_000 });
+  const result = spawnSync(process.execPath, ["-e", "for (const p of process.argv.slice(1)) require('fs').statSync(p)", ...paths], {
+    uid: RUNNER_UID,
+    gid: RUNNER_GID,
+    env: {},
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   if (!result.error && result.status === 0) return undefined;
-  return result.error?.message ?? result.stderr.trim().split("\n").find((line) => /Error|EACCES|ENOENT/.test(line)) ?? `exit code ${result.status ?? result.signal}`;
+  return (
+    result.error?.message ??
+    result.stderr
+      .trim()
+      .split("\n")
+      .find((line) => /Error|EACCES|ENOENT/.test(line)) ??
+    `exit code ${result.status ?? result.signal}`
+  );
 }
 
 /** `runtimeData`: the data directory's `runtime` folder (a real path, made already). */

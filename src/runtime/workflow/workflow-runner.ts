@@ -5,7 +5,13 @@ import { ServiceError } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
 import type { ModuleStore } from "../modules/module-store.js";
 import type { ProcessPool } from "../process-pool.js";
-import type { PreparedStep, StepProblem, WorkflowExecuteRequest, WorkflowExecuteResult, WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
+import type {
+  PreparedStep,
+  StepProblem,
+  WorkflowExecuteRequest,
+  WorkflowExecuteResult,
+  WorkflowStepCode,
+} from "../../runner/protocol/workflow-execution.js";
 
 export interface WorkflowRunnerDeps {
   pool: ProcessPool;
@@ -30,10 +36,17 @@ async function prepareSteps(modules: ModuleStore, userId: string, steps: Workflo
   return { ok: true, steps: prepared };
 }
 
-export async function checkWorkflowSteps(deps: WorkflowRunnerDeps, input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]> {
+export async function checkWorkflowSteps(
+  deps: WorkflowRunnerDeps,
+  input: { userId: string; steps: WorkflowStepCode[] },
+): Promise<StepProblem[]> {
   const prepared = await prepareSteps(deps.modules, input.userId, input.steps);
   if (!prepared.ok) return [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }];
-  const outcome = await deps.pool.run(input.userId, { type: "workflow.check", payload: { steps: prepared.steps } }, { timeoutMs: deps.timeoutMs });
+  const outcome = await deps.pool.run(
+    input.userId,
+    { type: "workflow.check", payload: { steps: prepared.steps } },
+    { timeoutMs: deps.timeoutMs },
+  );
   if (outcome.ok) return outcome.result as StepProblem[];
   const first = input.steps[0]!;
   return [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }];
@@ -48,7 +61,12 @@ export async function executeWorkflow(
   const empty = { emits: [], logs: [], emails: [], stepResults: [], exited: false };
   const prepared = await prepareSteps(deps.modules, request.userId, request.steps);
   if (!prepared.ok) {
-    const error: ExecutionFailure = { kind: "error", name: "ImportError", message: prepared.message, stack: `ImportError: ${prepared.message}` };
+    const error: ExecutionFailure = {
+      kind: "error",
+      name: "ImportError",
+      message: prepared.message,
+      stack: `ImportError: ${prepared.message}`,
+    };
     return { ...empty, error, failedStepId: prepared.step.id, durationMs: performance.now() - started };
   }
   let running: string | undefined = request.steps[0]?.id;

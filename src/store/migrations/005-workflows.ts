@@ -19,7 +19,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex("workflows_by_user").on("workflows").columns(["user_id", "created_at", "id"]).execute();
   // At most one global error workflow per account, even when two errors create it lazily at once.
-  await db.schema.createIndex("workflows_one_error_workflow").on("workflows").column("user_id").unique().where(sql<boolean>`is_error_workflow = 1`).execute();
+  await db.schema
+    .createIndex("workflows_one_error_workflow")
+    .on("workflows")
+    .column("user_id")
+    .unique()
+    .where(sql<boolean>`is_error_workflow = 1`)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

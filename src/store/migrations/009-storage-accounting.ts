@@ -33,12 +33,18 @@ export async function up(db: Kysely<any>): Promise<void> {
           where s.emitter_id = r.emitter_id;
         return null;
       end $$`.execute(db);
-    await sql`create trigger events_storage_insert after insert on events referencing new table as added for each statement execute function events_storage_added()`.execute(db);
-    await sql`create trigger events_storage_delete after delete on events referencing old table as removed for each statement execute function events_storage_removed()`.execute(db);
+    await sql`create trigger events_storage_insert after insert on events referencing new table as added for each statement execute function events_storage_added()`.execute(
+      db,
+    );
+    await sql`create trigger events_storage_delete after delete on events referencing old table as removed for each statement execute function events_storage_removed()`.execute(
+      db,
+    );
     return;
   }
   await sql`insert into emitter_storage (emitter_id, user_id, bytes)
-    select emitter_id, min(user_id), sum(length(cast(event as blob)) + length(cast(metadata as blob))) from events group by emitter_id`.execute(db);
+    select emitter_id, min(user_id), sum(length(cast(event as blob)) + length(cast(metadata as blob))) from events group by emitter_id`.execute(
+    db,
+  );
   await sql`create trigger events_storage_insert after insert on events begin
       insert into emitter_storage (emitter_id, user_id, bytes)
         values (new.emitter_id, new.user_id, length(cast(new.event as blob)) + length(cast(new.metadata as blob)))

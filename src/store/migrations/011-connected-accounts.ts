@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("connected_accounts_by_user").on("connected_accounts").columns(["user_id", "created_at", "id"]).execute();
-  await db.schema.createTable("secret_checks").addColumn("name", "text", (c) => c.primaryKey()).addColumn("value", "text", (c) => c.notNull()).execute();
+  await db.schema
+    .createTable("secret_checks")
+    .addColumn("name", "text", (c) => c.primaryKey())
+    .addColumn("value", "text", (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

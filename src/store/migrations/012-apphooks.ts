@@ -10,7 +10,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable("connected_accounts").addColumn("inbound_key", "text").execute();
   const accounts = await db.selectFrom("connected_accounts").select("id").execute();
   for (const { id } of accounts) {
-    await db.updateTable("connected_accounts").set({ inbound_key: randomString(24).toLowerCase() }).where("id", "=", id).execute();
+    await db
+      .updateTable("connected_accounts")
+      .set({ inbound_key: randomString(24).toLowerCase() })
+      .where("id", "=", id)
+      .execute();
   }
   await db.schema.createIndex("connected_accounts_by_inbound_key").on("connected_accounts").column("inbound_key").unique().execute();
 

@@ -12,5 +12,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ["refresh_failure", "refresh_lease_owner", "refresh_lease_until"]) await db.schema.alterTable("connected_accounts").dropColumn(column).execute();
+  for (const column of ["refresh_failure", "refresh_lease_owner", "refresh_lease_until"])
+    await db.schema.alterTable("connected_accounts").dropColumn(column).execute();
 }

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { findCgroupPlaces } from "../../../src/runtime/limits/cgroup-discovery.js";
 
-const mount = (id: number, root: string, point: string, type: string, superOptions: string) => `${id} 31 0:${id} ${root} ${point} rw,relatime shared:${id} - ${type} ${type} ${superOptions}`;
+const mount = (id: number, root: string, point: string, type: string, superOptions: string) =>
+  `${id} 31 0:${id} ${root} ${point} rw,relatime shared:${id} - ${type} ${type} ${superOptions}`;
 
 describe("cgroup discovery", () => {
   it("hybrid: v1 controllers mounted apart (some co-mounted), cgroup2 without controllers", () => {
@@ -26,7 +27,10 @@ describe("cgroup discovery", () => {
   });
 
   it("pure v2 on a host: the service's unit cgroup", () => {
-    const places = findCgroupPlaces("0::/system.slice/sluice.service\n", mount(30, "/", "/sys/fs/cgroup", "cgroup2", "rw,nsdelegate,memory_recursiveprot"));
+    const places = findCgroupPlaces(
+      "0::/system.slice/sluice.service\n",
+      mount(30, "/", "/sys/fs/cgroup", "cgroup2", "rw,nsdelegate,memory_recursiveprot"),
+    );
     assert.equal(places.v2, "/sys/fs/cgroup/system.slice/sluice.service");
     assert.equal(places.v1.size, 0);
   });

@@ -6,7 +6,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { after, describe, it } from "node:test";
 import { createRunnerLimits, type RunnerLimits } from "../../../src/runtime/limits/runner-limits.js";
-import { allocate, busy, BWRAP, bwrapUnavailable, cleanUp, gone, idle, leaveSleepBehind, startRunner, startThreads, until, type Runner } from "./runners.js";
+import {
+  allocate,
+  busy,
+  BWRAP,
+  bwrapUnavailable,
+  cleanUp,
+  gone,
+  idle,
+  leaveSleepBehind,
+  startRunner,
+  startThreads,
+  until,
+  type Runner,
+} from "./runners.js";
 
 const MEMORY_MB = 96;
 const MAX_THREADS = 32;
@@ -34,7 +47,9 @@ describe("runner limits with a cgroup", () => {
   it("cgroup v2 is used where the kernel lets it hold runners", (t) => {
     if (limits.mechanisms.memory !== "cgroup-v2") {
       const why = limits.notes.filter((note) => note.startsWith("cgroup v2")).join("; ") || "not offered";
-      return t.skip(`cgroup v2 cannot hold runners on this machine (${why}): the kernel tests here use ${limits.mechanisms.memory}; cgroup-v2.test.ts covers the v2 logic against a stand-in`);
+      return t.skip(
+        `cgroup v2 cannot hold runners on this machine (${why}): the kernel tests here use ${limits.mechanisms.memory}; cgroup-v2.test.ts covers the v2 logic against a stand-in`,
+      );
     }
     assert.equal(limits.mechanisms.threads, "cgroup-v2");
   });

@@ -28,7 +28,10 @@ describe("cgroup v2 (stand-in kernel)", () => {
     const fake = delegatedSubtree();
     const limits = createRunnerLimits({ ...options, cgroupFs: fake.fs, delegatedCgroup: "/cg/sluice.service" });
     assert.deepEqual(limits.notes, []);
-    assert.deepEqual({ ...limits.mechanisms, openFiles: undefined }, { memory: "cgroup-v2", threads: "cgroup-v2", cpu: "cgroup-v2", openFiles: undefined });
+    assert.deepEqual(
+      { ...limits.mechanisms, openFiles: undefined },
+      { memory: "cgroup-v2", threads: "cgroup-v2", cpu: "cgroup-v2", openFiles: undefined },
+    );
     assert.match(limits.description, /cgroup v2 under \/cg\/sluice.service\/sluice-test/);
     assert.ok(fake.writes.includes("/cg/sluice.service/sluice-test/probe/memory.max=67108864"), "the probe tried the real limit");
     assert.equal(fake.folder("/cg/sluice.service/sluice-test/probe"), undefined, "and removed its trial cgroup");
@@ -39,7 +42,10 @@ describe("cgroup v2 (stand-in kernel)", () => {
     const folder = `/cg/sluice.service/sluice-test/runner-${runner.child.pid}-1`;
     assert.deepEqual(runner.handle.cgroupFolders, [folder]);
     const files = fake.folder(folder)!.files;
-    assert.deepEqual(["memory.max", "memory.swap.max", "memory.oom.group", "pids.max"].map((name) => files.get(name)), [String(64 * 1024 * 1024), "0", "1", "32"]);
+    assert.deepEqual(
+      ["memory.max", "memory.swap.max", "memory.oom.group", "pids.max"].map((name) => files.get(name)),
+      [String(64 * 1024 * 1024), "0", "1", "32"],
+    );
     assert.ok(fake.folder(folder)!.procs.has(runner.child.pid!), "the runner was moved in");
 
     fake.set(`${folder}/cpu.stat`, "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567");
@@ -76,10 +82,16 @@ describe("cgroup v2 (stand-in kernel)", () => {
     fake.add("/cg", { controllers: ["memory", "pids"], subtree: ["memory", "pids"] });
     fake.add("/cg/sluice.service", { controllers: ["memory", "pids"], procs: [process.pid] });
     const limits = createRunnerLimits({ ...options, cgroupFs: fake.fs, delegatedCgroup: "/cg/sluice.service" });
-    assert.match(limits.notes[0]!, /^cgroup v2 \(\/cg\/sluice.service\): cannot give memory to child cgroups \(EBUSY\); processes run in it/);
+    assert.match(
+      limits.notes[0]!,
+      /^cgroup v2 \(\/cg\/sluice.service\): cannot give memory to child cgroups \(EBUSY\); processes run in it/,
+    );
     // The stand-in has no v1 hierarchies either.
     assert.equal(limits.mechanisms.memory, "watchdog");
-    assert.ok(limits.notes.some((note) => note.startsWith("cgroup v1 memory")), limits.notes.join("\n"));
+    assert.ok(
+      limits.notes.some((note) => note.startsWith("cgroup v1 memory")),
+      limits.notes.join("\n"),
+    );
     await limits.close();
   });
 
@@ -109,10 +121,20 @@ describe("cgroup v2 (stand-in kernel)", () => {
     const dead = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString());
     const parent = "/cg/sluice.service";
     fake.fs.write(`${parent}/cgroup.subtree_control`, "+memory +pids");
-    for (const folder of [`sluice-${dead}-abc123`, `sluice-${dead}-abc123/runner-5-1`, `sluice-${dead}-def456`, `sluice-${process.ppid}-aaaaaa`, "someone-elses"]) fake.fs.mkdir(`${parent}/${folder}`);
+    for (const folder of [
+      `sluice-${dead}-abc123`,
+      `sluice-${dead}-abc123/runner-5-1`,
+      `sluice-${dead}-def456`,
+      `sluice-${process.ppid}-aaaaaa`,
+      "someone-elses",
+    ])
+      fake.fs.mkdir(`${parent}/${folder}`);
     fake.add(`${parent}/sluice-${dead}-def456/runner-6-1`, { controllers: ["memory", "pids"], procs: [424242] });
     const limits = createRunnerLimits({ ...options, cgroupFs: fake.fs, delegatedCgroup: parent });
-    assert.deepEqual(fake.fs.list(parent).sort(), [`sluice-${dead}-def456`, `sluice-${process.ppid}-aaaaaa`, "service", "sluice-test", "someone-elses"].sort());
+    assert.deepEqual(
+      fake.fs.list(parent).sort(),
+      [`sluice-${dead}-def456`, `sluice-${process.ppid}-aaaaaa`, "service", "sluice-test", "someone-elses"].sort(),
+    );
     assert.deepEqual(fake.fs.list(`${parent}/sluice-${dead}-def456`), ["runner-6-1"], "a cgroup with a process in it stays");
     await limits.close();
   });

@@ -35,9 +35,19 @@ export function createFakeCgroup2(root: string): FakeCgroup2 {
   const writes: string[] = [];
 
   function make(path: string, controllers: string[], subtree: string[] = [], procs: number[] = []): void {
-    const files = new Map<string, string>([["cgroup.events", "populated 0\nfrozen 0"], ["cgroup.kill", ""], ["cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0"]]);
+    const files = new Map<string, string>([
+      ["cgroup.events", "populated 0\nfrozen 0"],
+      ["cgroup.kill", ""],
+      ["cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0"],
+    ]);
     if (controllers.includes("memory")) {
-      for (const [name, value] of [["memory.max", "max"], ["memory.swap.max", "max"], ["memory.oom.group", "0"], ["memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0"]]) files.set(name!, value!);
+      for (const [name, value] of [
+        ["memory.max", "max"],
+        ["memory.swap.max", "max"],
+        ["memory.oom.group", "0"],
+        ["memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0"],
+      ])
+        files.set(name!, value!);
     }
     if (controllers.includes("pids")) files.set("pids.max", "max").set("pids.current", "0");
     folders.set(path, { controllers, subtree, procs: new Set(procs), files });
@@ -64,7 +74,9 @@ export function createFakeCgroup2(root: string): FakeCgroup2 {
           const controller = change.slice(1);
           if (!folder.controllers.includes(controller)) fail("ENOENT", path);
           if (change.startsWith("+") && folder.procs.size > 0 && dir !== root) fail("EBUSY", path);
-          folder.subtree = change.startsWith("+") ? [...new Set([...folder.subtree, controller])] : folder.subtree.filter((c) => c !== controller);
+          folder.subtree = change.startsWith("+")
+            ? [...new Set([...folder.subtree, controller])]
+            : folder.subtree.filter((c) => c !== controller);
         }
       } else if (name === "cgroup.procs") {
         if (folder.subtree.length > 0 && dir !== root) fail("EBUSY", path);
@@ -89,7 +101,9 @@ export function createFakeCgroup2(root: string): FakeCgroup2 {
     },
     list(path) {
       folderOf(path);
-      return [...folders.keys()].filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/")).map((p) => p.slice(path.length + 1));
+      return [...folders.keys()]
+        .filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
+        .map((p) => p.slice(path.length + 1));
     },
     exists(path) {
       if (folders.has(path)) return true;

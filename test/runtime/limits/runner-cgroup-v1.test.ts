@@ -31,7 +31,12 @@ function v1Fs(memoryFiles: Record<string, string>) {
 const deps = (fs: CgroupFs) => ({ fs, kill: () => undefined, delay: async () => undefined });
 const layout = { version: 1 as const, memory: "/v1/memory/sluice" };
 const limits = { memoryBytes: 64 << 20, maxThreads: 32 };
-const current = { "memory.limit_in_bytes": "9223372036854771712", "memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0", "memory.failcnt": "0", "memory.max_usage_in_bytes": "0" };
+const current = {
+  "memory.limit_in_bytes": "9223372036854771712",
+  "memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0",
+  "memory.failcnt": "0",
+  "memory.max_usage_in_bytes": "0",
+};
 
 describe("cgroup v1 runner cgroups", () => {
   it("with swap accounting: the limit, then memory+swap at the same figure (no swap)", () => {

@@ -60,7 +60,9 @@ export const openFiles = (count: number) => `
   console.log(JSON.stringify({ opened, failure }));`;
 
 /** Exits at once, leaving a process behind (reparented, no longer its descendant). */
-export const leaveSleepBehind = onGo(`require("node:child_process").spawn("sleep", ["300"], { detached: true, stdio: "ignore" }).unref(); process.exit(0);`);
+export const leaveSleepBehind = onGo(
+  `require("node:child_process").spawn("sleep", ["300"], { detached: true, stdio: "ignore" }).unref(); process.exit(0);`,
+);
 
 /** Burns CPU once told to. */
 export const busy = onGo(`for (;;) {}`);
@@ -85,17 +87,21 @@ export function startRunner(limits: RunnerLimits, code: string, sandbox: string[
   let output = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { child, handle, exit, output: () => output, go: () => child.stdin!.write("go\n") };
 }
 
 /** Kills what a test left running and stops its handle. */
 export async function cleanUp(runners: Runner[]): Promise<void> {
   for (const runner of runners) runner.child.kill("SIGKILL");
-  await Promise.all(runners.map(async (runner) => {
-    await runner.exit;
-    await runner.handle.stop();
-  }));
+  await Promise.all(
+    runners.map(async (runner) => {
+      await runner.exit;
+      await runner.handle.stop();
+    }),
+  );
 }
 
 /** A runner's sandbox as the pool will start it: bwrap, with bwrap as init of a pid namespace. */

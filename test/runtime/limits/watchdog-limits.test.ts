@@ -19,7 +19,13 @@ const parentOf = (child: string) => `
   setInterval(() => {}, 1000);`;
 
 describe("runner limits with the watchdog forced", () => {
-  const limits = createRunnerLimits({ memoryMb: MEMORY_MB, maxThreads: 32, maxOpenFiles: 256, mechanism: "watchdog", watchdogIntervalMs: 100 });
+  const limits = createRunnerLimits({
+    memoryMb: MEMORY_MB,
+    maxThreads: 32,
+    maxOpenFiles: 256,
+    mechanism: "watchdog",
+    watchdogIntervalMs: 100,
+  });
   const started: Runner[] = [];
   const start = (code: string, sandbox?: string[]) => {
     const runner = startRunner(limits, code, sandbox);
@@ -79,7 +85,14 @@ describe("runner limits with the watchdog forced", () => {
     const runners = [start(idle), start(idle), start(idle), start(idle)];
     await until(() => runners.every((r) => r.output().includes("idle")), "the runners have started");
     // Its own instance, run by hand: the figure is for the reads alone.
-    const watchdog = createMemoryWatchdog({ limitBytes: 2 ** 40, intervalMs: 60_000, procRoot: "/proc", pageSize: 4096, kill: () => assert.fail("nothing is killed"), timers: { setInterval, clearInterval } });
+    const watchdog = createMemoryWatchdog({
+      limitBytes: 2 ** 40,
+      intervalMs: 60_000,
+      procRoot: "/proc",
+      pageSize: 4096,
+      kill: () => assert.fail("nothing is killed"),
+      timers: { setInterval, clearInterval },
+    });
     for (const runner of runners) watchdog.watch(runner.child.pid!, () => undefined);
     const rounds = 200; // as many rounds reading all threads as in service (one in ten)
     const startedAt = performance.now();
@@ -101,7 +114,11 @@ describe("runner limits with the watchdog forced", () => {
       const limits = createRunnerLimits({ memoryMb: 64, maxThreads: 32, maxOpenFiles: 64 });
       console.log(JSON.stringify({ mechanisms: limits.mechanisms, notes: limits.notes }));
       await limits.close();`;
-    const result = spawnSync(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", probe], { encoding: "utf8", cwd: "/" });
+    const result = spawnSync(
+      setpriv,
+      ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", probe],
+      { encoding: "utf8", cwd: "/" },
+    );
     assert.equal(result.status, 0, result.stderr);
     const { mechanisms, notes } = JSON.parse(result.stdout) as { mechanisms: { memory: string }; notes: string[] };
     console.log(`# as uid 65534: ${notes.join("; ")}`);
@@ -110,9 +127,18 @@ describe("runner limits with the watchdog forced", () => {
   });
 
   it("without /proc (not Linux) nothing is held, and the description says so", async () => {
-    const bare = createRunnerLimits({ memoryMb: MEMORY_MB, maxThreads: 32, maxOpenFiles: 256, procRoot: "/nonexistent-proc", searchPath: "" });
+    const bare = createRunnerLimits({
+      memoryMb: MEMORY_MB,
+      maxThreads: 32,
+      maxOpenFiles: 256,
+      procRoot: "/nonexistent-proc",
+      searchPath: "",
+    });
     assert.deepEqual(bare.mechanisms, { memory: "none", threads: "none", cpu: "none", openFiles: "none" });
-    assert.match(bare.description, /^memory not capped beyond the V8 heap; threads not capped; CPU time not measured; open files not capped \(no prlimit\); no oom_score_adj$/);
+    assert.match(
+      bare.description,
+      /^memory not capped beyond the V8 heap; threads not capped; CPU time not measured; open files not capped \(no prlimit\); no oom_score_adj$/,
+    );
     const handle = bare.attach(process.pid);
     await handle.ready;
     assert.equal(handle.memoryMechanism, "none");

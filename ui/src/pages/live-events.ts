@@ -6,7 +6,13 @@ import { followTail, type TailEvent } from "../live-tail.js";
 const KEEP = 200;
 
 /** kind: "sources" or "workflows"; stream: "" for the default stream, "$logs" or "$errors". */
-export function liveEvents(kind: "sources" | "workflows", id: string, stream: string, signal: AbortSignal, extra?: (event: TailEvent) => Node | null): HTMLElement {
+export function liveEvents(
+  kind: "sources" | "workflows",
+  id: string,
+  stream: string,
+  signal: AbortSignal,
+  extra?: (event: TailEvent) => Node | null,
+): HTMLElement {
   const state = h("span", { class: "state" }, "connecting…");
   const list = h("ol", { class: "events", "data-stream": stream || "default" });
   const section = h("section", { class: "live" }, h("h3", {}, stream || "events", " ", state), list);

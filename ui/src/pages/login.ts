@@ -3,7 +3,14 @@ import { api, session } from "../api.js";
 import { errorBox, h } from "../dom.js";
 
 export function loginPage(done: () => void): HTMLElement {
-  const input = h("input", { type: "password", name: "api_key", autocomplete: "off", required: true, "aria-label": "API key", placeholder: "API key" });
+  const input = h("input", {
+    type: "password",
+    name: "api_key",
+    autocomplete: "off",
+    required: true,
+    "aria-label": "API key",
+    placeholder: "API key",
+  });
   const status = h("div");
   const form = h(
     "form",

@@ -36,7 +36,19 @@ export async function sourcePage(id: string, signal: AbortSignal): Promise<HTMLE
     h(
       "div",
       { class: "actions" },
-      h("button", { onclick: () => act(async () => (await api("PUT", `/sources/${enc(id)}`, { component_id: source.component_id, active: !source.active }), go(`/sources/${id}`, true))) }, source.active ? "Deactivate" : "Activate"),
+      h(
+        "button",
+        {
+          onclick: () =>
+            act(
+              async () => (
+                await api("PUT", `/sources/${enc(id)}`, { component_id: source.component_id, active: !source.active }),
+                go(`/sources/${id}`, true)
+              ),
+            ),
+        },
+        source.active ? "Deactivate" : "Activate",
+      ),
       h(
         "button",
         {
@@ -53,7 +65,13 @@ export async function sourcePage(id: string, signal: AbortSignal): Promise<HTMLE
     ),
     status,
     componentCode(source.component_id),
-    h("div", { class: "streams" }, liveEvents("sources", id, "", signal), liveEvents("sources", id, "$logs", signal), liveEvents("sources", id, "$errors", signal)),
+    h(
+      "div",
+      { class: "streams" },
+      liveEvents("sources", id, "", signal),
+      liveEvents("sources", id, "$logs", signal),
+      liveEvents("sources", id, "$errors", signal),
+    ),
   );
 }
 

@@ -18,13 +18,27 @@ const EXAMPLE = `export default {
 export async function sourcesPage(): Promise<HTMLElement> {
   const { data } = await api<{ data: any[] }>("GET", "/users/me/sources?limit=100");
   const rows = data.map((s) =>
-    h("tr", {}, h("td", {}, h("a", { href: `#/sources/${s.id}` }, s.name || s.id)), h("td", {}, s.id), h("td", {}, s.active ? "active" : "inactive"), h("td", {}, time(s.created_at))),
+    h(
+      "tr",
+      {},
+      h("td", {}, h("a", { href: `#/sources/${s.id}` }, s.name || s.id)),
+      h("td", {}, s.id),
+      h("td", {}, s.active ? "active" : "inactive"),
+      h("td", {}, time(s.created_at)),
+    ),
   );
   return h(
     "div",
     {},
     h("h2", {}, "Sources"),
-    data.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"), h("th", {}, "State"), h("th", {}, "Created"))), h("tbody", {}, rows)) : h("p", {}, "No sources yet."),
+    data.length
+      ? h(
+          "table",
+          {},
+          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"), h("th", {}, "State"), h("th", {}, "Created"))),
+          h("tbody", {}, rows),
+        )
+      : h("p", {}, "No sources yet."),
     newSourceForm(),
   );
 }

@@ -5,8 +5,18 @@ import { go } from "../router.js";
 
 export async function subscriptionsPage(): Promise<HTMLElement> {
   const { data } = await api<{ data: any[] }>("GET", "/users/me/subscriptions");
-  const emitter = h("input", { name: "emitter_id", required: true, placeholder: "emitter id (source or workflow)", "aria-label": "emitter id" });
-  const listener = h("input", { name: "listener_id", required: true, placeholder: "listener id (webhook, source or workflow)", "aria-label": "listener id" });
+  const emitter = h("input", {
+    name: "emitter_id",
+    required: true,
+    placeholder: "emitter id (source or workflow)",
+    "aria-label": "emitter id",
+  });
+  const listener = h("input", {
+    name: "listener_id",
+    required: true,
+    placeholder: "listener id (webhook, source or workflow)",
+    "aria-label": "listener id",
+  });
   const stream = h("input", { name: "event_name", placeholder: "event name (empty: default stream)", "aria-label": "event name" });
   const status = h("div");
   const remove = async (s: any) => {
@@ -26,7 +36,20 @@ export async function subscriptionsPage(): Promise<HTMLElement> {
           "table",
           {},
           h("thead", {}, h("tr", {}, h("th", {}, "Emitter"), h("th", {}, "Stream"), h("th", {}, "Listener"), h("th", {}))),
-          h("tbody", {}, data.map((s) => h("tr", {}, h("td", {}, s.emitter_id), h("td", {}, s.event_name || "default"), h("td", {}, s.listener_id), h("td", {}, h("button", { class: "danger", onclick: () => void remove(s) }, "Remove"))))),
+          h(
+            "tbody",
+            {},
+            data.map((s) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, s.emitter_id),
+                h("td", {}, s.event_name || "default"),
+                h("td", {}, s.listener_id),
+                h("td", {}, h("button", { class: "danger", onclick: () => void remove(s) }, "Remove")),
+              ),
+            ),
+          ),
         )
       : h("p", {}, "No subscriptions yet."),
     h(
@@ -35,7 +58,11 @@ export async function subscriptionsPage(): Promise<HTMLElement> {
         onsubmit: async (event: Event) => {
           event.preventDefault();
           try {
-            await api("POST", "/subscriptions", { emitter_id: emitter.value.trim(), listener_id: listener.value.trim(), ...(stream.value.trim() ? { event_name: stream.value.trim() } : {}) });
+            await api("POST", "/subscriptions", {
+              emitter_id: emitter.value.trim(),
+              listener_id: listener.value.trim(),
+              ...(stream.value.trim() ? { event_name: stream.value.trim() } : {}),
+            });
             go("/subscriptions", true);
           } catch (error) {
             status.replaceChildren(errorBox(error));

@@ -14,6 +14,9 @@ const LABELS: Record<string, string> = {
 
 export async function usagePage(): Promise<HTMLElement> {
   const { data } = await api<{ data: Record<string, unknown> }>("GET", "/users/me");
-  const rows = Object.entries(data).map(([key, value]) => [h("dt", {}, LABELS[key] ?? key), h("dd", {}, key.endsWith("_ts") && typeof value === "number" ? time(value) : String(value))]);
+  const rows = Object.entries(data).map(([key, value]) => [
+    h("dt", {}, LABELS[key] ?? key),
+    h("dd", {}, key.endsWith("_ts") && typeof value === "number" ? time(value) : String(value)),
+  ]);
   return h("div", {}, h("h2", {}, "Usage and quotas"), h("dl", { class: "usage" }, rows));
 }

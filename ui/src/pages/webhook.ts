@@ -58,7 +58,15 @@ export async function webhookPage(id: string, signal: AbortSignal): Promise<HTML
 
 function delivery(hookId: string, d: any, refresh: () => Promise<void>, status: HTMLElement): HTMLElement {
   const attempts = (d.attempts as any[]).map((a, n) =>
-    h("tr", { class: "attempt" }, h("td", {}, n + 1), h("td", {}, time(a.attempted_at)), h("td", {}, a.status_code ?? "—"), h("td", {}, `${a.duration_ms} ms`), h("td", {}, a.error ?? a.response_excerpt ?? "")),
+    h(
+      "tr",
+      { class: "attempt" },
+      h("td", {}, n + 1),
+      h("td", {}, time(a.attempted_at)),
+      h("td", {}, a.status_code ?? "—"),
+      h("td", {}, `${a.duration_ms} ms`),
+      h("td", {}, a.error ?? a.response_excerpt ?? ""),
+    ),
   );
   return h(
     "article",
@@ -87,6 +95,17 @@ function delivery(hookId: string, d: any, refresh: () => Promise<void>, status: 
         : null,
     ),
     jsonView(d.event, "event"),
-    attempts.length ? h("table", { class: "attempts" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "At"), h("th", {}, "Status"), h("th", {}, "Took"), h("th", {}, "Error or response"))), h("tbody", {}, attempts)) : null,
+    attempts.length
+      ? h(
+          "table",
+          { class: "attempts" },
+          h(
+            "thead",
+            {},
+            h("tr", {}, h("th", {}, "#"), h("th", {}, "At"), h("th", {}, "Status"), h("th", {}, "Took"), h("th", {}, "Error or response")),
+          ),
+          h("tbody", {}, attempts),
+        )
+      : null,
   );
 }

@@ -5,7 +5,13 @@ import { go } from "../router.js";
 
 export async function webhooksPage(): Promise<HTMLElement> {
   const { data } = await api<{ data: any[] }>("GET", "/users/me/webhooks?limit=100");
-  const url = h("input", { name: "url", type: "url", required: true, placeholder: "https://example.com/hook", "aria-label": "webhook URL" });
+  const url = h("input", {
+    name: "url",
+    type: "url",
+    required: true,
+    placeholder: "https://example.com/hook",
+    "aria-label": "webhook URL",
+  });
   const status = h("div");
   const remove = async (w: any) => {
     if (!confirm(`Delete webhook ${w.url}?`)) return;
@@ -48,7 +54,10 @@ export async function webhooksPage(): Promise<HTMLElement> {
           event.preventDefault();
           try {
             const { data: hook } = await api("POST", "/webhooks", { url: url.value });
-            status.replaceChildren(h("p", {}, "Signing secret (shown once): ", h("code", {}, hook.signing_secret ?? "")), h("a", { href: `#/webhooks/${hook.id}` }, "Open the webhook"));
+            status.replaceChildren(
+              h("p", {}, "Signing secret (shown once): ", h("code", {}, hook.signing_secret ?? "")),
+              h("a", { href: `#/webhooks/${hook.id}` }, "Open the webhook"),
+            );
           } catch (error) {
             status.replaceChildren(errorBox(error));
           }

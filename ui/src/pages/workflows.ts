@@ -14,8 +14,26 @@ export async function workflowsPage(): Promise<HTMLElement> {
       ? h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"), h("th", {}, "Steps"), h("th", {}, "State"), h("th", {}, "Created"))),
-          h("tbody", {}, data.map((w) => h("tr", {}, h("td", {}, h("a", { href: `#/workflows/${w.id}` }, w.name || w.id)), h("td", {}, w.id), h("td", {}, w.steps.length), h("td", {}, w.active ? "active" : "inactive"), h("td", {}, time(w.created_at))))),
+          h(
+            "thead",
+            {},
+            h("tr", {}, h("th", {}, "Name"), h("th", {}, "Id"), h("th", {}, "Steps"), h("th", {}, "State"), h("th", {}, "Created")),
+          ),
+          h(
+            "tbody",
+            {},
+            data.map((w) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, h("a", { href: `#/workflows/${w.id}` }, w.name || w.id)),
+                h("td", {}, w.id),
+                h("td", {}, w.steps.length),
+                h("td", {}, w.active ? "active" : "inactive"),
+                h("td", {}, time(w.created_at)),
+              ),
+            ),
+          ),
         )
       : h("p", {}, "No workflows yet. Create them with the CLI or the API."),
   );
@@ -43,9 +61,24 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
     "div",
     {},
     h("h2", {}, "Workflow ", w.name || w.id),
-    h("dl", {}, h("dt", {}, "Id"), h("dd", {}, w.id), h("dt", {}, "State"), h("dd", {}, w.active ? "active" : "inactive"), h("dt", {}, "Endpoint"), h("dd", {}, h("code", {}, w.endpoint_url))),
+    h(
+      "dl",
+      {},
+      h("dt", {}, "Id"),
+      h("dd", {}, w.id),
+      h("dt", {}, "State"),
+      h("dd", {}, w.active ? "active" : "inactive"),
+      h("dt", {}, "Endpoint"),
+      h("dd", {}, h("code", {}, w.endpoint_url)),
+    ),
     h("h3", {}, "Steps"),
     w.steps.map((s: any) => h("details", { class: "step" }, h("summary", {}, s.name || s.id), h("pre", {}, s.code))),
-    h("div", { class: "streams" }, liveEvents("workflows", id, "", signal), liveEvents("workflows", id, "$logs", signal), liveEvents("workflows", id, "$errors", signal, replay)),
+    h(
+      "div",
+      { class: "streams" },
+      liveEvents("workflows", id, "", signal),
+      liveEvents("workflows", id, "$logs", signal),
+      liveEvents("workflows", id, "$errors", signal, replay),
+    ),
   );
 }
