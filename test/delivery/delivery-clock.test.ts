@@ -36,17 +36,15 @@ for (const dialect of DIALECTS) {
           created_at: fixedNow,
         })
         .execute();
-      await ctx.db
-        .transaction()
-        .execute((trx) =>
-          appendEvents(ctx, trx, {
-            userId: account.id,
-            emitterId: emitter,
-            nowMs: ctx.clock.now(),
-            events: [{ stream: "", event: { n: 1 } }],
-            limits: ctx.eventLimits,
-          }),
-        );
+      await ctx.db.transaction().execute((trx) =>
+        appendEvents(ctx, trx, {
+          userId: account.id,
+          emitterId: emitter,
+          nowMs: ctx.clock.now(),
+          events: [{ stream: "", event: { n: 1 } }],
+          limits: ctx.eventLimits,
+        }),
+      );
       const delivery = await ctx.db
         .selectFrom("deliveries")
         .select(["id", "created_at", "updated_at", "next_attempt_at"])

@@ -60,25 +60,23 @@ for (const dialect of DIALECTS) {
           .execute();
       }
       const now = Date.now();
-      await db
-        .transaction()
-        .execute((trx) =>
-          fanOut(
-            trx,
-            [
-              {
-                id: `${now}-0`,
-                userId: account.id,
-                emitterId: emitter,
-                stream: "",
-                event: { secret: "internal" },
-                metadata: {},
-                indexedAtMs: now,
-              },
-            ],
-            { now },
-          ),
-        );
+      await db.transaction().execute((trx) =>
+        fanOut(
+          trx,
+          [
+            {
+              id: `${now}-0`,
+              userId: account.id,
+              emitterId: emitter,
+              stream: "",
+              event: { secret: "internal" },
+              metadata: {},
+              indexedAtMs: now,
+            },
+          ],
+          { now },
+        ),
+      );
       const done = () =>
         db
           .selectFrom("deliveries")

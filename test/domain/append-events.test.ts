@@ -44,17 +44,15 @@ for (const dialect of DIALECTS) {
 
     /** The millisecond of this process's latest id (ids of other tests may be ahead of the clock). */
     async function latestMs(): Promise<number> {
-      const probe = await store.db
-        .transaction()
-        .execute((tx) =>
-          appendEvents(state, tx, {
-            userId,
-            emitterId: newId("dc"),
-            nowMs: Date.now(),
-            events: [{ stream: "", event: null }],
-            limits: createEventLimits(loadConfig({}), store.db),
-          }),
-        );
+      const probe = await store.db.transaction().execute((tx) =>
+        appendEvents(state, tx, {
+          userId,
+          emitterId: newId("dc"),
+          nowMs: Date.now(),
+          events: [{ stream: "", event: null }],
+          limits: createEventLimits(loadConfig({}), store.db),
+        }),
+      );
       return parseEventId(probe[0]!.id)!.ms;
     }
 
@@ -103,17 +101,15 @@ for (const dialect of DIALECTS) {
         assert.equal(stored[1]!.indexedAtMs, aheadMs);
 
         // Another emitter, stored by this process afterwards at the same clock reading.
-        const other = await store.db
-          .transaction()
-          .execute((tx) =>
-            appendEvents(state, tx, {
-              userId,
-              emitterId: newId("dc"),
-              nowMs,
-              events: [{ stream: "", event: null }],
-              limits: createEventLimits(loadConfig({}), store.db),
-            }),
-          );
+        const other = await store.db.transaction().execute((tx) =>
+          appendEvents(state, tx, {
+            userId,
+            emitterId: newId("dc"),
+            nowMs,
+            events: [{ stream: "", event: null }],
+            limits: createEventLimits(loadConfig({}), store.db),
+          }),
+        );
         assert.ok(after_(other[0]!.id, stored[2]!.id), `${other[0]!.id} comes after ${stored[2]!.id}`);
       });
     }

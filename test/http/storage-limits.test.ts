@@ -114,17 +114,15 @@ for (const dialect of DIALECTS) {
 
         // An emit that did not come through an HTTP endpoint (a delivery, a timer) is refused in storage.
         const ctx = app.sluice.services.ctx;
-        const stored = await ctx.db
-          .transaction()
-          .execute((tx) =>
-            appendEvents(ctx, tx, {
-              userId: account.id,
-              emitterId: source.id,
-              nowMs: ctx.clock.now(),
-              events: [{ stream: "", event: { late: true } }],
-              limits: ctx.eventLimits,
-            }),
-          );
+        const stored = await ctx.db.transaction().execute((tx) =>
+          appendEvents(ctx, tx, {
+            userId: account.id,
+            emitterId: source.id,
+            nowMs: ctx.clock.now(),
+            events: [{ stream: "", event: { late: true } }],
+            limits: ctx.eventLimits,
+          }),
+        );
         assert.equal(stored.length, 1);
         assert.equal(stored[0]!.stream, "$errors");
         assert.match(JSON.stringify(stored[0]!.event), /StorageQuotaExceeded/);

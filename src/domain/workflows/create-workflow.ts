@@ -36,16 +36,14 @@ export async function createWorkflow({
   const steps = normalizeSteps(input.steps);
   const name = input.name === undefined ? "Untitled workflow" : validateWorkflowName(input.name);
   await assertStepsRunnable(runner, actor.userId, steps);
-  const row = await ctx.db
-    .transaction()
-    .execute(async (db) =>
-      insertWorkflow({ ...ctx, db }, actor.userId, {
-        name: await unusedName(db, "workflows", actor.userId, name),
-        steps,
-        active: input.active ?? true,
-        isErrorWorkflow: false,
-      }),
-    );
+  const row = await ctx.db.transaction().execute(async (db) =>
+    insertWorkflow({ ...ctx, db }, actor.userId, {
+      name: await unusedName(db, "workflows", actor.userId, name),
+      steps,
+      active: input.active ?? true,
+      isErrorWorkflow: false,
+    }),
+  );
   return workflowView(ctx.config, row);
 }
 

@@ -22,18 +22,16 @@ const UserView = Type.Object({
 });
 
 export const userRoutes: RouteModule = async (app, { services }) => {
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .get(
-      "/users/me",
-      {
-        schema: {
-          tags: ["users"],
-          summary: "The account that owns the API key",
-          querystring: ProjectionQuery,
-          response: { 200: Type.Object({ data: UserView }), ...errorResponses },
-        },
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    "/users/me",
+    {
+      schema: {
+        tags: ["users"],
+        summary: "The account that owns the API key",
+        querystring: ProjectionQuery,
+        response: { 200: Type.Object({ data: UserView }), ...errorResponses },
       },
-      async (request) => ({ data: await getMe({ ctx: services.ctx, actor: actorOf(request) }) }),
-    );
+    },
+    async (request) => ({ data: await getMe({ ctx: services.ctx, actor: actorOf(request) }) }),
+  );
 };
