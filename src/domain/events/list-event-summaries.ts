@@ -88,8 +88,6 @@ export async function listEventSummaries({
   page: PageRequest;
   expand: boolean;
 }): Promise<EventSummaryPage> {
-  const owned = (await COUNT_OWNED[table](ctx.db, emitterId, userId, stream)).rows[0];
-  if (!owned) throw notFound();
   let rows: EventRow[];
   if (page.before) {
     const { ms, seq } = cursorKey(page.before);
@@ -101,6 +99,11 @@ export async function listEventSummaries({
   } else {
     rows = (await newestPage(ctx.db, emitterId, stream, page.limit)).rows;
   }
+  // Counted after the page is read: events committed between two reads then make the count
+  // larger than the page, never smaller (read first, a count of 0 could come with two events).
+  // Nothing is answered before the ownership check below.
+  const owned = (await COUNT_OWNED[table](ctx.db, emitterId, userId, stream)).rows[0];
+  if (!owned) throw notFound();
   const first = rows[0];
   const last = rows[rows.length - 1];
   return {
