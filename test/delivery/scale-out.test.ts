@@ -151,7 +151,11 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
     await Promise.all(senders);
 
     // A bound against a hang, not a pause: on a busy 2-core machine four processes and PostgreSQL share it.
-    await waitFor(() => [...accepted].every((n) => answered.has(n)), { what: "every accepted event delivered", timeoutMs: 60_000, intervalMs: 100 });
+    await waitFor(() => [...accepted].every((n) => answered.has(n)), {
+      what: "every accepted event delivered",
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
     for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);
 
