@@ -12,6 +12,7 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { SmtpDialog } from "../helpers/smtp-dialog.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 import { createSource, fixtureCode, waitForEvents } from "../fixtures/components/sources/helpers.js";
+import { largeMultipartBody } from "../helpers/large-mail.js";
 
 const DOMAIN = "mail.sluice.test";
 const CLIENTS = 5;
@@ -25,28 +26,7 @@ const MAX_EVENT = 64 * 1024;
  * this thread while it is watched.
  */
 function largeMessages(to: string, count: number): { subjects: string[]; heads: Buffer[]; body: Buffer } {
-  const unit = '<p>Hello <b>there</b> <a href="https://example.test/x">link</a></p>\r\n';
-  const html = unit.repeat(Math.floor(1_900_000 / unit.length));
-  const attachment = Buffer.alloc(1_450_000, 7).toString("base64").replace(/.{76}/g, "$&\r\n");
-  const body = Buffer.from(
-    [
-      "--b",
-      "Content-Type: text/plain",
-      "",
-      "a note",
-      "--b",
-      "Content-Type: text/html; charset=utf-8",
-      "",
-      html,
-      "--b",
-      "Content-Type: application/octet-stream",
-      "Content-Transfer-Encoding: base64",
-      "",
-      attachment,
-      "--b--",
-      "",
-    ].join("\r\n"),
-  );
+  const body = Buffer.from(largeMultipartBody());
   const subjects = Array.from({ length: count }, (_, i) => `large ${i}`);
   const heads = subjects.map((subject) =>
     Buffer.from(
