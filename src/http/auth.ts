@@ -33,13 +33,14 @@ export function requireApiKey(scope: FastifyInstance, services: Services, failur
   // client polling the API): no promise, no await, one lookup in a Map. Any other key goes
   // through `authenticate`, which reads the database.
   scope.addHook("onRequest", (request, _reply, done) => {
+    const now = clock.now();
     try {
-      failures.check(request.ip, clock.now());
+      failures.check(request.ip, now);
     } catch (error) {
       return done(error as Error);
     }
     const apiKey = bearerToken(request);
-    const cached = recentlyAuthenticated(services.ctx, apiKey, clock.now());
+    const cached = recentlyAuthenticated(services.ctx, apiKey, now);
     if (cached) {
       request.actor = cached;
       return done();
