@@ -3,7 +3,7 @@
 // back plain data. Sources and workflows (src/runtime/workflow) both use this interface. The
 // data it carries is the runner's wire protocol (src/runner/protocol), re-exported here so the
 // domain names one module for everything about running code.
-import type {
+export type {
   CodeOrigin,
   ComponentMetadata,
   ConfigurableProp,
@@ -18,26 +18,18 @@ import type {
   RunLimits,
 } from "../runner/protocol/component-execution.js";
 import type {
+  CodeOrigin,
+  ComponentMetadata,
+  ExecuteRequest,
+  ExecuteResult,
+  HttpResponseRecord,
+} from "../runner/protocol/component-execution.js";
+import type {
   StepProblem,
   WorkflowExecuteRequest,
   WorkflowExecuteResult,
   WorkflowStepCode,
 } from "../runner/protocol/workflow-execution.js";
-
-export type {
-  CodeOrigin,
-  ComponentMetadata,
-  ConfigurableProp,
-  DirChanges,
-  EmitRecord,
-  ExecuteRequest,
-  ExecuteResult,
-  ExecutionFailure,
-  HttpResponseRecord,
-  LogRecord,
-  PackageEntry,
-  RunLimits,
-};
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
