@@ -10,7 +10,7 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitForEvents } from "../fixtures/components/sources/helpers.js";
 import { startCli } from "../helpers/cli-session.js";
-import { CLI_PATH, runCli } from "../helpers/sluice-process.js";
+import { CLI_PATH, clientEnv, runCli } from "../helpers/sluice-process.js";
 
 const ENTRY = `import { shout } from "./lib/shout.js";
 export default {
@@ -43,13 +43,7 @@ describe(`sluice client commands [${dialect}]`, () => {
     writeFileSync(join(dir, "source.mjs"), ENTRY);
     writeFileSync(join(dir, "lib", "shout.js"), SHOUT("!"));
     // XDG_CONFIG_HOME points into the temp folder: nothing of the user's own config is read.
-    env = {
-      PATH: process.env.PATH ?? "",
-      HOME: dir,
-      XDG_CONFIG_HOME: join(dir, "config"),
-      SLUICE_API_URL: app.origin,
-      SLUICE_API_KEY: account.apiKey,
-    };
+    env = clientEnv(dir, app.origin, account.apiKey);
   });
   after(async () => {
     await app.close();

@@ -12,7 +12,7 @@ import { applyKeys } from "../../src/cli/client/hidden-input.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { startCli } from "../helpers/cli-session.js";
-import { CLI_PATH, runCli } from "../helpers/sluice-process.js";
+import { CLI_PATH, clientEnv, runCli } from "../helpers/sluice-process.js";
 
 const KEYED = (said: string) => `export default {
   key: "hello", name: "hello", version: "0.0.1",
@@ -36,13 +36,7 @@ describe(`sluice as pd users know it [${dialect}]`, () => {
     app = await startTestApp(dialect);
     account = await app.newAccount({ plan: "paid" });
     dir = mkdtempSync(join(tmpdir(), "sluice-pd-"));
-    env = {
-      PATH: process.env.PATH ?? "",
-      HOME: dir,
-      XDG_CONFIG_HOME: join(dir, "config"),
-      SLUICE_API_URL: app.origin,
-      SLUICE_API_KEY: account.apiKey,
-    };
+    env = clientEnv(dir, app.origin, account.apiKey);
   });
   after(async () => {
     await app.close();

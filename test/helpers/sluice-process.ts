@@ -4,10 +4,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { TEST_SECRET_KEY, type TestDatabase } from "./dialects.js";
+import { join } from "node:path";
 
 export const CLI_PATH = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 /** Only what the command needs: nothing of the test runner's own environment leaks in. */
+/**
+ * What a client command needs and no more: a server and key from the environment, and HOME and
+ * XDG_CONFIG_HOME in `dir`, so nothing of the user's own configuration is read.
+ */
+export function clientEnv(dir: string, apiUrl: string, apiKey: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), SLUICE_API_URL: apiUrl, SLUICE_API_KEY: apiKey };
+}
+
 export function cliEnv(database: TestDatabase, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
