@@ -52,6 +52,8 @@ async function sendFile(reply: FastifyReply, name: string) {
 }
 
 export function installDashboard(app: FastifyInstance): void {
+  // Someone opening the server's address in a browser lands on the dashboard, not a JSON 404.
+  app.get("/", { schema: { hide: true } }, (_request, reply) => reply.redirect("/ui", 302));
   app.get("/ui", { schema: { hide: true } }, (_request, reply) => sendFile(reply, "index.html"));
   app.get<{ Params: { file: string } }>("/ui/:file", { schema: { hide: true } }, (request, reply) => sendFile(reply, request.params.file));
 }

@@ -13,6 +13,8 @@ export interface PublishedComponentView {
   name: string;
   version: string;
   description: string | null;
+  /** "source" or "action". */
+  type: string;
   /** The registry package it came from; null for components shipped as files. */
   package: PackageEntry | null;
   created_at: number;
@@ -36,14 +38,18 @@ export async function listPublishedComponents({ ctx, page }: { ctx: Ctx; page: P
   const result = await paginateByCreation(query, "components", page);
   return {
     page_info: result.page_info,
-    data: result.data.map((row) => ({
-      id: row.id,
-      key: row.key,
-      name: row.name,
-      version: row.version,
-      description: (JSON.parse(row.metadata) as ComponentMetadata).description ?? null,
-      package: packageOf(row) ?? null,
-      created_at: toUnixSeconds(Number(row.created_at)),
-    })),
+    data: result.data.map((row) => {
+      const metadata = JSON.parse(row.metadata) as ComponentMetadata;
+      return {
+        id: row.id,
+        key: row.key,
+        name: row.name,
+        version: row.version,
+        description: metadata.description ?? null,
+        type: metadata.type || "source",
+        package: packageOf(row) ?? null,
+        created_at: toUnixSeconds(Number(row.created_at)),
+      };
+    }),
   };
 }

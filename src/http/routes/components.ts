@@ -38,6 +38,7 @@ const PublishedComponent = Type.Object({
   name: Type.String(),
   version: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
+  type: Type.String({ description: '"source" or "action"' }),
   package: Type.Union([Type.Object({ name: Type.String(), version: Type.String(), path: Type.String() }), Type.Null()], {
     description: "the registry package it came from (null for components shipped as files)",
   }),

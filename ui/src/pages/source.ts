@@ -1,6 +1,7 @@
-// One source: props, endpoint URL, activate/deactivate, delete, and its live streams.
+// One source: props, endpoint URL, activate/deactivate, delete, its code and props to edit, and its live streams.
 import { api, enc } from "../api.js";
 import { errorBox, h, json, mount } from "../dom.js";
+import { sourceForm } from "../forms/source-form.js";
 import { go } from "../router.js";
 import { liveEvents } from "./live-events.js";
 
@@ -64,7 +65,7 @@ export async function sourcePage(id: string, signal: AbortSignal): Promise<HTMLE
       ),
     ),
     status,
-    componentCode(source.component_id),
+    editSource(source),
     h(
       "div",
       { class: "streams" },
@@ -75,16 +76,30 @@ export async function sourcePage(id: string, signal: AbortSignal): Promise<HTMLE
   );
 }
 
-/** The deployed component's code, read when opened. */
-function componentCode(componentId: string): HTMLElement {
+/** The source's code and props, editable; read when opened. Saving updates the source in place (same id and endpoint). */
+function editSource(source: any): HTMLElement {
   const body = h("div", {}, "loading…");
-  const details = h("details", { class: "component" }, h("summary", {}, "Code"), body);
+  const details = h("details", { class: "component" }, h("summary", {}, "Code and props"), body);
   details.addEventListener(
     "toggle",
     async () => {
       try {
-        const { data } = await api("GET", `/components/${enc(componentId)}`);
-        mount(body, h("p", {}, `${data.name} ${data.version}`), h("pre", { class: "code" }, data.code));
+        const { data } = await api("GET", `/components/${enc(source.component_id)}`);
+        mount(
+          body,
+          h("p", {}, `${data.name} ${data.version}`),
+          sourceForm({
+            code: data.code,
+            component: data,
+            values: source.configured_props,
+            name: source.name,
+            submitLabel: "Save",
+            save: async (input) => {
+              await api("PUT", `/sources/${enc(source.id)}`, input);
+              go(`/sources/${source.id}`, true);
+            },
+          }),
+        );
       } catch (error) {
         mount(body, errorBox(error));
       }

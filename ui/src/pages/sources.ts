@@ -1,7 +1,7 @@
-// Sources: the list, and a new source from code.
+// Sources: the list, and a new source from code with its props form.
 import { api } from "../api.js";
-import { errorBox, h, time } from "../dom.js";
-import { codeEditor } from "../editor.js";
+import { h, time } from "../dom.js";
+import { sourceForm } from "../forms/source-form.js";
 import { go } from "../router.js";
 
 const EXAMPLE = `export default {
@@ -44,34 +44,18 @@ export async function sourcesPage(): Promise<HTMLElement> {
 }
 
 function newSourceForm(): HTMLElement {
-  const editor = codeEditor(EXAMPLE, "component code");
-  const name = h("input", { name: "name", placeholder: "name (optional)" });
-  const props = h("textarea", { name: "configured_props", rows: 3, placeholder: '{"interval_seconds": 60}' });
-  const status = h("div");
   return h(
-    "form",
-    {
-      class: "new-source",
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        status.replaceChildren("deploying…");
-        try {
-          const body: Record<string, unknown> = { component_code: editor.value() };
-          if (name.value.trim()) body.name = name.value.trim();
-          if (props.value.trim()) body.configured_props = JSON.parse(props.value);
-          const { data } = await api("POST", "/sources", body);
-          go(`/sources/${data.id}`);
-        } catch (error) {
-          status.replaceChildren(errorBox(error));
-        }
+    "section",
+    { class: "new-source", "aria-labelledby": "new-source-title" },
+    h("h3", { id: "new-source-title" }, "New source"),
+    h("p", {}, "Write a component, or ", h("a", { href: "#/registry" }, "deploy a published one from the registry"), "."),
+    sourceForm({
+      code: EXAMPLE,
+      submitLabel: "Deploy",
+      save: async (input) => {
+        const { data } = await api("POST", "/sources", input);
+        go(`/sources/${data.id}`);
       },
-    },
-    h("h3", {}, "New source"),
-    h("label", {}, "Name ", name),
-    h("div", {}, "Code"),
-    editor.element,
-    h("label", {}, "Props (JSON) ", props),
-    h("button", { type: "submit" }, "Deploy"),
-    status,
+    }),
   );
 }
