@@ -51,6 +51,9 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
     if (field === "options" && !Array.isArray(value)) continue;
     (prop as Record<string, unknown>)[field] = jsonSafe(value);
   }
+  // Options from an async options() are asked for through the API (…/props/{prop}/options).
+  if (typeof spec.options === "function") prop.remoteOptions = true;
+  if (spec.useQuery === true) prop.useQuery = true;
   if (type === "$.interface.timer") {
     const schedule = timerDefault(spec);
     if (schedule) prop.default = schedule;

@@ -87,6 +87,21 @@ for (const dialect of DIALECTS) {
       await app.close();
     });
 
+    it("props whose options come from an async options() are marked remoteOptions (and useQuery when they take a search)", async () => {
+      const code = `export default { key: "remote-options", props: {
+        board: { type: "string", async options() { return ["x"]; } },
+        card: { type: "string", useQuery: true, options({ query }) { return [query]; } },
+        plain: { type: "string", options: ["a"] },
+      }, run() {} };`;
+      const res = await account.api.post("/components", { component_code: code });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.data.configurable_props, [
+        { name: "board", type: "string", remoteOptions: true },
+        { name: "card", type: "string", remoteOptions: true, useQuery: true },
+        { name: "plain", type: "string", options: ["a"] },
+      ]);
+    });
+
     it("POST /components evaluates ESM code in a runner: shorthand props, app props, propDefinitions, timer defaults", async () => {
       const res = await account.api.post("/components", { component_code: ESM_COMPONENT });
       assert.equal(res.status, 200, res.text);

@@ -128,6 +128,7 @@ for (const dialect of DIALECTS) {
       assert.equal(newItem.name, "Demo New Item");
       assert.equal(newItem.version, "1.0.0");
       assert.equal(newItem.description, "Emit each item posted to the endpoint");
+      assert.equal(newItem.type, "source");
       assert.deepEqual(newItem.package, { name: DEMO, version: "1.0.0", path: "sources/new-item/new-item.mjs" });
       assert.equal(items.find((item) => item.key === "demo-shout").description, null);
       assert.equal(items.find((item) => item.key === "http-webhook").package, null);
