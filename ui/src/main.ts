@@ -64,7 +64,11 @@ async function render(): Promise<void> {
     h("a", { href: "#main", class: "skip", onclick: skipToMain }, "Skip to content"),
     h("b", {}, "Sluice"),
     NAV.map(([route, label]) =>
-      h("a", { href: `#/${route}`, class: current === route ? "current" : undefined, "aria-current": current === route ? "page" : undefined }, label),
+      h(
+        "a",
+        { href: `#/${route}`, class: current === route ? "current" : undefined, "aria-current": current === route ? "page" : undefined },
+        label,
+      ),
     ),
     h("button", { class: "logout", onclick: () => (session.clear(), void render()) }, "Log out"),
   );

@@ -17,7 +17,12 @@ export function optionsField(
   const multiple = prop.type.endsWith("[]");
   const values: unknown[] = [];
   const select = h("select", { id, name: prop.name, multiple });
-  const typed = h("input", { id: `${id}-typed`, type: "text", "aria-label": `${prop.label ?? prop.name}: a value typed in`, placeholder: "or type a value" });
+  const typed = h("input", {
+    id: `${id}-typed`,
+    type: "text",
+    "aria-label": `${prop.label ?? prop.name}: a value typed in`,
+    placeholder: "or type a value",
+  });
   const query = prop.useQuery ? h("input", { id: `${id}-query`, type: "search", "aria-label": `search ${prop.label ?? prop.name}` }) : null;
   const status = h("div", { class: "field-status", role: "status" });
   let context: unknown = undefined;
@@ -56,7 +61,13 @@ export function optionsField(
   return {
     element: h("div", { class: "options-field" }, select, query, loadButton, more_, typed, status),
     read: () => {
-      if (typed.value.trim()) return multiple ? typed.value.split(",").map((s) => s.trim()).filter(Boolean) : typed.value.trim();
+      if (typed.value.trim())
+        return multiple
+          ? typed.value
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : typed.value.trim();
       const picked = Array.from(select.selectedOptions)
         .filter((o) => o.value !== "")
         .map((o) => values[Number(o.value)]);

@@ -32,4 +32,3 @@ export function optionParts(option: unknown): { label: string; value: unknown } 
   }
   return { label: typeof option === "string" ? option : JSON.stringify(option), value: option };
 }
-

@@ -129,7 +129,11 @@ function fieldFor(prop: ConfigurableProp, id: string, current: unknown, ctx: Fie
       return labelled(prop, id, appField(prop, id, current, ctx));
   }
   if (prop.remoteOptions && ctx.componentPath)
-    return labelled(prop, id, optionsField(prop, id, initial, `${ctx.componentPath}/props/${encodeURIComponent(prop.name)}/options`, ctx.configured));
+    return labelled(
+      prop,
+      id,
+      optionsField(prop, id, initial, `${ctx.componentPath}/props/${encodeURIComponent(prop.name)}/options`, ctx.configured),
+    );
   if (Array.isArray(prop.options) && prop.options.length) return labelled(prop, id, staticOptions(prop, id, initial));
   return labelled(prop, id, plainField(prop, id, initial));
 }
@@ -186,7 +190,10 @@ function plainField(prop: ConfigurableProp, id: string, initial: unknown): Field
     return {
       element: area,
       read: () => {
-        const lines = area.value.split("\n").map((line) => line.trim()).filter(Boolean);
+        const lines = area.value
+          .split("\n")
+          .map((line) => line.trim())
+          .filter(Boolean);
         if (!lines.length) return undefined;
         if (!integers) return lines;
         return lines.map((line) => {

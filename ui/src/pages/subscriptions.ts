@@ -19,7 +19,13 @@ function picker(id: string, groups: Array<[string, Named[]]>): HTMLSelectElement
     { id, required: true },
     h("option", { value: "" }, "(choose)"),
     groups.map(([label, items]) =>
-      items.length ? h("optgroup", { label }, items.map((item) => h("option", { value: item.id }, item.label))) : null,
+      items.length
+        ? h(
+            "optgroup",
+            { label },
+            items.map((item) => h("option", { value: item.id }, item.label)),
+          )
+        : null,
     ),
   );
 }
@@ -55,7 +61,14 @@ export async function subscriptionsPage(): Promise<HTMLElement> {
             h(
               "thead",
               {},
-              h("tr", {}, h("th", {}, "Emitter"), h("th", {}, "Stream"), h("th", {}, "Listener"), h("th", {}, h("span", { class: "sr-only" }, "Actions"))),
+              h(
+                "tr",
+                {},
+                h("th", {}, "Emitter"),
+                h("th", {}, "Stream"),
+                h("th", {}, "Listener"),
+                h("th", {}, h("span", { class: "sr-only" }, "Actions")),
+              ),
             ),
             h(
               "tbody",

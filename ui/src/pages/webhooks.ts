@@ -25,7 +25,11 @@ export async function webhooksPage(): Promise<HTMLElement> {
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, h("th", {}, "URL"), h("th", {}, "Id"), h("th", {}, "State"), h("th", {}, h("span", { class: "sr-only" }, "Actions")))),
+      h(
+        "thead",
+        {},
+        h("tr", {}, h("th", {}, "URL"), h("th", {}, "Id"), h("th", {}, "State"), h("th", {}, h("span", { class: "sr-only" }, "Actions"))),
+      ),
       h(
         "tbody",
         {},
