@@ -172,6 +172,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     const board = page.locator(".prop", { has: page.getByRole("button", { name: "Load options for Board" }) });
     await board.getByRole("option", { name: "Main board" }).or(board.getByRole("alert")).first().waitFor({ state: "attached" });
     await page.getByLabel("Name").fill("greeter");
+    await page.locator("fieldset.props").screenshot({ path: screenshotPath("dashboard-props-form") });
     await page.getByRole("button", { name: "Deploy" }).click();
     await page.waitForURL(/#\/sources\/[^/]+$/);
     await page.getByRole("heading", { name: "Source greeter" }).waitFor();
@@ -225,6 +226,9 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await page.getByLabel("Show").selectOption("action");
     await page.getByText(`0 of ${all} components`).waitFor();
     await page.getByLabel("Show").selectOption("source");
+    await page.getByLabel("Search the registry").fill("");
+    await page.screenshot({ path: screenshotPath("dashboard-registry") });
+    await page.getByLabel("Search the registry").fill("weather reading");
     await page.getByRole("button", { name: "Deploy New Weather Reading" }).click();
     await page.getByRole("heading", { name: "Deploy New Weather Reading" }).waitFor();
     await page.getByRole("note").filter({ hasText: "Readings are not checked." }).waitFor();
