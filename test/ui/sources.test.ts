@@ -35,9 +35,11 @@ const GREETER = `export default {
     limit: { type: "integer", label: "Limit", optional: true },
     color: { type: "string", label: "Color", options: ["red", "green"] },
     board: { type: "string", label: "Board", optional: true, async options() { return [{ label: "Main board", value: "b1" }]; } },
+    timer: { type: "$.interface.timer", default: { intervalSeconds: 3600 } },
     http: "$.interface.http",
   },
   async run(event) {
+    if (!event?.body) return;
     const who = event.body?.name ?? "someone";
     console.log("greeting", who);
     this.$emit(
@@ -167,6 +169,9 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await page.getByLabel("Channel").fill("random");
     await page.getByLabel("Limit").fill("3");
     await page.getByLabel("Color").selectOption("green");
+    // A timer: its default schedule shown, changed to another interval.
+    assert.equal(await page.getByLabel("interval in seconds").inputValue(), "3600");
+    await page.getByLabel("interval in seconds").fill("7200");
     // Async options are asked of the API; without the options endpoint or a network, its refusal shows beside the field.
     await page.getByRole("button", { name: "Load options for Board" }).click();
     const board = page.locator(".prop", { has: page.getByRole("button", { name: "Load options for Board" }) });

@@ -8,8 +8,7 @@ export function loginPage(done: () => void): HTMLElement {
     name: "api_key",
     autocomplete: "off",
     required: true,
-    "aria-label": "API key",
-    placeholder: "API key",
+    id: "api-key",
   });
   const status = h("div");
   const form = h(
@@ -31,6 +30,7 @@ export function loginPage(done: () => void): HTMLElement {
     },
     h("h1", {}, "Sluice"),
     h("p", {}, "Log in with an API key. It is kept for this tab only."),
+    h("label", { for: "api-key" }, "API key"),
     input,
     h("button", { type: "submit" }, "Log in"),
     status,
