@@ -6,7 +6,7 @@ import { paginateByCreation, type Page, type PageRequest } from "../../store/pag
 import type { ConnectedAccountsTable } from "../../store/schema.js";
 import { forgetSource } from "../sources/runnable-source.js";
 import { accountView, type AccountView } from "./account-view.js";
-import { sourcesUsingAccount } from "./account-users.js";
+import { accountUsers, describeUsers, sourcesUsingAccount } from "./account-users.js";
 import { newAccountRow } from "./account-row.js";
 import { checkCredentials, sealCredentials } from "./credentials.js";
 
@@ -81,14 +81,14 @@ export async function updateAccount({
   return accountView(ctx.config.publicUrl, next);
 }
 
-/** Refused (409) while a source's app prop names the account. */
+/** Refused (409) while a source or a workflow names the account; the answer names them. */
 export async function deleteAccount({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<void> {
   await findOwnedAccount(ctx, actor, id);
-  const users = await sourcesUsingAccount(ctx, actor.userId, id);
+  const users = await accountUsers(ctx, actor.userId, id);
   if (users.length > 0)
     throw new ServiceError(
       "CONFLICT",
-      `connected account ${id} is used by ${users.length === 1 ? "source" : "sources"} ${users.join(", ")}; change or delete ${users.length === 1 ? "it" : "them"} first`,
+      `connected account ${id} is used by ${describeUsers(users)}; change or delete ${users.length === 1 ? "it" : "them"} first`,
     );
   await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).where("user_id", "=", actor.userId).execute();
 }

@@ -94,7 +94,7 @@ export const accountRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "Delete a connected account (refused while a source uses it)",
+        summary: "Delete a connected account (refused while a source or workflow uses it, naming them)",
         params: IdParams,
         response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
       },
