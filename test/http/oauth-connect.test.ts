@@ -209,6 +209,13 @@ for (const dialect of DIALECTS) {
       assert.ok(!text.includes("<script>x"), text);
       assert.match(text, /&lt;script&gt;x/);
 
+      // A connect older than its expiry is refused (its row's expiry moved to the past).
+      const { callback: late } = await consent("allow");
+      await app.sluice.services.ctx.db.updateTable("oauth_connects").set({ expires_at: 0 }).where("user_id", "=", account.id).execute();
+      const expired = await callback(late);
+      assert.equal(expired.status, 400);
+      assert.match(await expired.text(), /this connect expired/);
+
       provider.failTokens = { status: 400, body: { error: "invalid_grant", error_description: "code expired" } };
       try {
         const { callback: back } = await consent("allow");
