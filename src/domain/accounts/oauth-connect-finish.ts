@@ -4,14 +4,14 @@
 // token endpoint through the egress guard, and the tokens become a connected account holding
 // what the refresh needs (oauth-refresh.ts): the token URL and the client.
 import type { Ctx } from "../context.js";
-import { invalid } from "../../lib/errors.js";
+import { invalid, ServiceError } from "../../lib/errors.js";
 import { findOAuthApp } from "../oauth-apps/manage-oauth-apps.js";
 import { accountView, type AccountView } from "./account-view.js";
 import { newAccountRow } from "./account-row.js";
 import { decryptText } from "./credential-cipher.js";
 import { hashState, redirectUriOf } from "./oauth-connect-start.js";
 import { withoutSecrets } from "./oauth-refresh.js";
-import { OAuthRefreshError, requestCodeExchange } from "./oauth-token-request.js";
+import { OAuthRefreshError, requestCodeExchange, type TokenGrant } from "./oauth-token-request.js";
 
 export interface OAuthCallback {
   state?: string;
@@ -45,10 +45,11 @@ export async function finishOAuthConnect({ ctx, input }: { ctx: Ctx; input: OAut
   const verifier = decryptText(ctx.credentialKey, pending.code_verifier, stateHash);
   if (verifier === undefined) throw new Error("the PKCE verifier of a connect does not decrypt");
 
-  const app = await findOAuthApp(ctx, pending.app).catch(() => {
-    throw invalid(`the OAuth app ${pending.app} is no longer configured`);
+  const app = await findOAuthApp(ctx, pending.app).catch((error: unknown) => {
+    if (error instanceof ServiceError && error.code === "NOT_FOUND") throw invalid(`the OAuth app ${pending.app} is no longer configured`);
+    throw error;
   });
-  let grant;
+  let grant: TokenGrant;
   try {
     grant = await requestCodeExchange(
       {

@@ -2,7 +2,7 @@
 // see: an app prop ({type: "app", app: "github"}) whose code reads `this.$auth.<field>` (or
 // `$auth["<field>"]`) tells that a github account needs <field>. Apps no component describes
 // get free key/value pairs instead.
-import { api, enc } from "../api.js";
+import { api, enc, session } from "../api.js";
 
 /** Components read at most, so that opening the page stays one quick round of requests. */
 const MAX_COMPONENTS = 25;
@@ -16,8 +16,22 @@ export function authFieldsIn(code: string): string[] {
   return [...fields];
 }
 
+/** How long what was learned is reused: the page is rendered again after every change. */
+const REUSE_MS = 60_000;
+let learned: { at: number; key: string | null; fields: Promise<Map<string, string[]>> } | undefined;
+
 /** Known apps and their fields, from the user's own components (their app props and code). */
-export async function knownAppFields(): Promise<Map<string, string[]>> {
+export function knownAppFields(): Promise<Map<string, string[]>> {
+  // Learned anew for another key (another user logged in on this tab).
+  if (!learned || learned.key !== session.key() || Date.now() - learned.at > REUSE_MS) {
+    const fields = learnAppFields();
+    learned = { at: Date.now(), key: session.key(), fields };
+    fields.catch(() => (learned = undefined));
+  }
+  return learned.fields;
+}
+
+async function learnAppFields(): Promise<Map<string, string[]>> {
   const known = new Map<string, string[]>();
   const { data } = await api<{ data: { id: string }[] }>("GET", `/users/me/components?limit=${MAX_COMPONENTS}`);
   const components = await Promise.all(
