@@ -174,6 +174,24 @@ for (const dialect of DIALECTS) {
       const fresh = await freshCredentials(ctx, id);
       assert.equal(provider.tokenRequests.at(-1)!.grant_type, "refresh_token");
       assert.notEqual(fresh.oauth_access_token, stored.oauth_access_token);
+
+      // A refresh that fails is shown with the account until one succeeds.
+      const due = async () => {
+        const current = await ctx.db.selectFrom("connected_accounts").select("credentials").where("id", "=", id).executeTakeFirstOrThrow();
+        const sealed = sealCredentials(ctx, id, { ...openCredentials(ctx, id, current.credentials), oauth_expires_at: 1 });
+        await ctx.db.updateTable("connected_accounts").set(sealed).where("id", "=", id).execute();
+      };
+      await due();
+      provider.failTokens = { status: 400, body: { error: "invalid_grant" } };
+      await assert.rejects(freshCredentials(ctx, id));
+      delete provider.failTokens;
+      assert.match(
+        (await account.api.get(`/accounts/${id}`)).body.data.refresh_failure,
+        /refused the refresh: HTTP 400, error invalid_grant/,
+      );
+      await due();
+      await freshCredentials(ctx, id);
+      assert.equal((await account.api.get(`/accounts/${id}`)).body.data.refresh_failure, null);
     });
 
     it("takes each state once: the same callback again is a 400 and makes no second account", async () => {

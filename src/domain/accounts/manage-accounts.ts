@@ -68,11 +68,19 @@ export async function updateAccount({
     ...current,
     ...sealed,
     name: input.name === undefined ? current.name : input.name,
+    // New credentials have not failed a refresh yet.
+    refresh_failure: input.credentials === undefined ? (current.refresh_failure ?? null) : null,
     updated_at: ctx.clock.now(),
   };
   await ctx.db
     .updateTable("connected_accounts")
-    .set({ name: next.name, credentials: next.credentials, fields: next.fields, updated_at: next.updated_at })
+    .set({
+      name: next.name,
+      credentials: next.credentials,
+      fields: next.fields,
+      updated_at: next.updated_at,
+      refresh_failure: next.refresh_failure,
+    })
     .where("id", "=", id)
     .where("user_id", "=", actor.userId)
     .execute();

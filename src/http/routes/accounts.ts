@@ -15,6 +15,9 @@ const Account = Type.Object({
   webhook_url: Type.String({
     description: "where the app's provider posts events: they run the sources whose $.interface.apphook prop is bound to this account",
   }),
+  refresh_failure: Type.Union([Type.String(), Type.Null()], {
+    description: "why the last OAuth refresh of its token failed (connect or save the account again); null when it did not",
+  }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });

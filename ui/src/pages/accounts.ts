@@ -12,6 +12,7 @@ interface Account {
   app: string;
   name: string | null;
   fields: string[];
+  refresh_failure: string | null;
   created_at: number;
 }
 
@@ -82,6 +83,13 @@ function accountItem(account: Account, fresh: boolean, status: HTMLElement): HTM
     "li",
     { class: fresh ? "account fresh" : "account", "data-account": account.id },
     heading,
+    account.refresh_failure
+      ? h(
+          "p",
+          { class: "error" },
+          `Its token could not be refreshed: ${account.refresh_failure}. Connect it again, or save new credentials.`,
+        )
+      : null,
     h(
       "dl",
       {},
