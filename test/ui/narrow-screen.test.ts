@@ -70,6 +70,7 @@ describe("the dashboard at 390 px wide", { skip: BROWSER_SKIP }, () => {
       ["webhooks", "Webhooks"],
       ["subscriptions", "Subscriptions"],
       ["usage", "Usage and quotas"],
+      ["accounts", "Connected accounts"],
       [`sources/${sourceId}`, "Source a-source-with-a-rather-long-name-for-a-phone-screen"],
     ];
     for (const [route, heading] of pages) {

@@ -1,6 +1,7 @@
 // The dashboard: a navigation bar and one page per route. Leaving a page aborts its live tails
 // and refresh timers.
 import { session } from "./api.js";
+import { accountsPage } from "./pages/accounts.js";
 import { errorBox, h, mount } from "./dom.js";
 import { loginPage } from "./pages/login.js";
 import { registryPage } from "./pages/registry.js";
@@ -31,6 +32,8 @@ function page(path: string[], signal: AbortSignal): Promise<HTMLElement> {
       return registryPage();
     case "usage":
       return usagePage();
+    case "accounts":
+      return accountsPage(id);
     default:
       return sourcesPage();
   }
@@ -42,6 +45,7 @@ const NAV: [string, string][] = [
   ["workflows", "Workflows"],
   ["webhooks", "Webhooks"],
   ["subscriptions", "Subscriptions"],
+  ["accounts", "Accounts"],
   ["usage", "Usage"],
 ];
 
