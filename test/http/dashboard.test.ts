@@ -29,6 +29,17 @@ describe("dashboard files", () => {
     assert.doesNotMatch(DASHBOARD_CSP, /unsafe-inline|unsafe-eval/);
   });
 
+  it("sends a browser opening the server's address to the dashboard", async () => {
+    const res = await fetch(`${app.origin}/`, { redirect: "manual" });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), "/ui");
+    await res.arrayBuffer();
+    // Only the root: other unknown paths stay JSON 404s.
+    const other = await fetch(`${app.origin}/nothing-here`);
+    assert.equal(other.status, 404);
+    await other.arrayBuffer();
+  });
+
   it("serves the bundle and the styles", async () => {
     const script = await fetch(`${app.origin}/ui/app.js`);
     assert.equal(script.status, 200);
