@@ -220,8 +220,53 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await page.locator('[data-stream="default"] .event', { hasText: "Hello Bo in #news" }).waitFor();
   });
 
+  it("pages async options with prevContext and sends the search and the props configured so far", async () => {
+    // The options call is answered here, so that the form's paging is tested whatever the runner's options() do.
+    const asked: any[] = [];
+    await page.route("**/v1/components/*/props/card/options", async (route) => {
+      const body = route.request().postDataJSON();
+      asked.push(body);
+      const page2 = body.prevContext?.page === 1;
+      await route.fulfill({
+        contentType: "application/json",
+        body: JSON.stringify(
+          page2
+            ? { options: [{ label: "Card three", value: 3 }], context: null }
+            : { options: ["Card one", { label: "Card two", value: 2 }], context: { page: 1 } },
+        ),
+      });
+    });
+    await page.getByRole("link", { name: "Sources", exact: true }).click();
+    await typeCode(`export default {
+  props: {
+    list: { type: "string", label: "List", default: "inbox" },
+    card: { type: "integer", label: "Card", useQuery: true, async options({ query, prevContext }) { return []; } },
+  },
+  run() {},
+};
+`);
+    await page.getByRole("button", { name: "Check code" }).click();
+    await page.getByLabel("search Card").fill("car");
+    await page.getByRole("button", { name: "Load options for Card" }).click();
+    await page.getByText("2 options loaded").waitFor();
+    await page.getByRole("button", { name: "Load more" }).click();
+    await page.getByText("1 options loaded").waitFor();
+    assert.deepEqual(await page.getByLabel("Card", { exact: true }).locator("option").allInnerTexts(), [
+      "(choose)",
+      "Card one",
+      "Card two",
+      "Card three",
+    ]);
+    assert.equal(await page.getByRole("button", { name: "Load more" }).isHidden(), true, "no context: no more pages");
+    assert.deepEqual(asked, [
+      { configured_props: { list: "inbox" }, query: "car" },
+      { configured_props: { list: "inbox" }, query: "car", prevContext: { page: 1 } },
+    ]);
+    await page.unroute("**/v1/components/*/props/card/options");
+  });
+
   it("finds a published source in the registry by searching, and deploys it with its props form", async () => {
-    await page.getByRole("link", { name: "Registry" }).click();
+    await page.getByRole("link", { name: "Registry", exact: true }).click();
     await page.getByRole("heading", { name: "Registry" }).waitFor();
     const all = await page.locator("li.published").count();
     assert.ok(all >= 2, `published components shown: ${all}`);
@@ -250,7 +295,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
   });
 
   it("is usable from the keyboard: the editor is left with Tab, the page heading takes focus, fields have labels", async () => {
-    await page.getByRole("link", { name: "Sources" }).click();
+    await page.getByRole("link", { name: "Sources", exact: true }).click();
     await page.getByRole("heading", { name: "Sources" }).waitFor();
     await page.waitForFunction(() => document.activeElement?.tagName === "H2");
     await page.getByLabel("Name").focus();
