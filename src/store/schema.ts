@@ -72,6 +72,8 @@ export interface WorkflowsTable {
   is_error_workflow: number;
   created_at: number;
   updated_at: number;
+  /** JSON StoredTrigger (domain/workflows/triggers/); null (or absent on insert) for the HTTP trigger. */
+  trigger?: string | null;
 }
 
 export interface ConnectedAccountsTable {

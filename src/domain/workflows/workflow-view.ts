@@ -2,10 +2,12 @@ import type { Config } from "../../config.js";
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
+import { triggerView, type TriggerView } from "./triggers/trigger-view.js";
 
 export interface WorkflowView {
   id: string;
   name: string;
+  trigger: TriggerView;
   steps: WorkflowStepCode[];
   active: boolean;
   endpoint_url: string;
@@ -27,6 +29,7 @@ export function workflowView(config: Config, row: WorkflowsTable): WorkflowView 
   return {
     id: row.id,
     name: row.name,
+    trigger: triggerView(config, row.trigger, endpointUrl(config, row.endpoint_key)),
     steps: parseSteps(row),
     active: row.active === 1,
     endpoint_url: endpointUrl(config, row.endpoint_key),

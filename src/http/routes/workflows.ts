@@ -1,8 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { createWorkflow } from "../../domain/workflows/create-workflow.js";
 import { listWorkflows } from "../../domain/workflows/list-workflows.js";
-import { deleteWorkflow, getWorkflow, updateWorkflow } from "../../domain/workflows/manage-workflow.js";
+import { getWorkflow } from "../../domain/workflows/manage-workflow.js";
+import {
+  createWorkflowWithTrigger,
+  deleteWorkflowWithTrigger,
+  updateWorkflowWithTrigger,
+} from "../../domain/workflows/triggers/workflow-with-trigger.js";
+import { Trigger, TriggerInput } from "./workflow-trigger-schema.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import type { RouteModule } from "./route-module.js";
@@ -21,6 +26,7 @@ const Name = Type.String({ minLength: 1, maxLength: 256 });
 const Workflow = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  trigger: Trigger,
   steps: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), code: Type.String() })),
   active: Type.Boolean(),
   endpoint_url: Type.String(),
@@ -43,13 +49,19 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
         summary: "Create a workflow from code steps",
         querystring: ProjectionQuery,
         body: Type.Object(
-          { name: Type.Optional(Name), steps: Steps, active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties },
+          {
+            name: Type.Optional(Name),
+            trigger: Type.Optional(TriggerInput),
+            steps: Steps,
+            active: Type.Optional(Type.Boolean()),
+            ...ProjectionQuery.properties,
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
       },
     },
-    async (request) => ({ data: await createWorkflow({ ctx, runner, actor: actorOf(request), input: request.body }) }),
+    async (request) => ({ data: await createWorkflowWithTrigger({ ctx, runner, actor: actorOf(request), input: request.body }) }),
   );
 
   app.get(
@@ -84,18 +96,24 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "Change a workflow's name, steps or active flag",
+        summary: "Change a workflow's name, trigger, steps or active flag",
         params: IdParams,
         querystring: ProjectionQuery,
         body: Type.Object(
-          { name: Type.Optional(Name), steps: Type.Optional(Steps), active: Type.Optional(Type.Boolean()), ...ProjectionQuery.properties },
+          {
+            name: Type.Optional(Name),
+            trigger: Type.Optional(TriggerInput),
+            steps: Type.Optional(Steps),
+            active: Type.Optional(Type.Boolean()),
+            ...ProjectionQuery.properties,
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ data: Workflow }), ...errorResponses },
       },
     },
     async (request) => ({
-      data: await updateWorkflow({ ctx, runner, actor: actorOf(request), id: request.params.id, input: request.body }),
+      data: await updateWorkflowWithTrigger({ ctx, runner, actor: actorOf(request), id: request.params.id, input: request.body }),
     }),
   );
 
@@ -104,13 +122,13 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "Delete a workflow and the subscriptions to and from it",
+        summary: "Delete a workflow, the subscriptions to and from it and the source its trigger made",
         params: IdParams,
         response: { 204: Type.Null(), ...errorResponses },
       },
     },
     async (request, reply) => {
-      await deleteWorkflow({ ctx, actor: actorOf(request), id: request.params.id });
+      await deleteWorkflowWithTrigger({ ctx, runner, actor: actorOf(request), id: request.params.id });
       return reply.status(204).send(null);
     },
   );
