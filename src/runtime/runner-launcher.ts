@@ -12,6 +12,7 @@ import { permissionFlags } from "./node-flags.js";
 import { bwrapArguments } from "./sandbox/bwrap-arguments.js";
 import type { SandboxChoice } from "./sandbox/choose-sandbox.js";
 import { NEUTRAL, type RunnerPlace } from "./sandbox/runner-places.js";
+import { RUNNER_HOME, runnerAccountFiles } from "./sandbox/runner-passwd.js";
 
 export interface RunnerLauncherOptions {
   sandbox: SandboxChoice;
@@ -63,12 +64,20 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
 
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
+    // The ids the runner has inside its user namespace: bwrap maps the service's own, or "nobody".
+    const account = unprivilegedIds
+      ? runnerAccountFiles(65534, 65534)
+      : runnerAccountFiles(process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+    const accountBinds = [
+      { host: account.passwd, runner: "/etc/passwd" },
+      { host: account.group, runner: "/etc/group" },
+    ];
     return (key, extras) => {
       const places = placesOf(key, extras);
       const sandboxArgs = bwrapArguments({
-        binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...places],
+        binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...accountBinds, ...places],
         tmpBytes: options.tmpBytes,
-        env: { ...options.env, TMPDIR: "/tmp" },
+        env: { ...options.env, TMPDIR: "/tmp", HOME: RUNNER_HOME },
         unprivilegedIds,
         features: options.sandbox.features,
       });
@@ -83,7 +92,8 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
     if (user) chownSync(tmp, user.uid, user.gid);
     const [command, args] = wrap(process.execPath, nodeArgs(placesOf(key, extras), `${tmp}/`, extras));
     const child = spawn(command, args, {
-      env: { ...options.env, TMPDIR: tmp },
+      // Its home is its own temp folder: os.homedir() answers, and what a library keeps there goes with the runner.
+      env: { ...options.env, TMPDIR: tmp, HOME: tmp },
       stdio: STDIO,
       cwd: tmp,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
