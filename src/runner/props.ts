@@ -3,6 +3,7 @@
 // defaults in their object and legacy placement, HTTP customResponse, what an alert shows,
 // and the app prop and static event names of an apphook.
 import type { ConfigurableProp } from "./protocol/component-execution.js";
+import { builtInDefinition } from "./built-in-apps.js";
 
 export const APPHOOK = "$.interface.apphook";
 
@@ -18,13 +19,13 @@ export function propSpec(raw: unknown): Record<string, any> {
   return { type: "any" };
 }
 
-/** `propDefinition: [app, "name", …]` takes its fields from the app's propDefinitions. */
+/** `propDefinition: [app, "name", …]` takes its fields from the app's propDefinitions (else a built-in app's, built-in-apps.ts). */
 function propDefinitionOf(spec: Record<string, any>): Record<string, any> | undefined {
   const ref = spec.propDefinition;
   if (!Array.isArray(ref) || ref.length < 2) return undefined;
   const [app, name] = ref as [Record<string, any> | undefined, string];
   const definition = app?.propDefinitions?.[name];
-  return definition && typeof definition === "object" ? { ...definition } : undefined;
+  return definition && typeof definition === "object" ? { ...definition } : builtInDefinition(app, name);
 }
 
 function withoutKey(object: Record<string, any>, key: string): Record<string, any> {
