@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { permissionFlags } from "./node-flags.js";
+import { permissionFlags, runtimeFeatureFlags } from "./node-flags.js";
 import { bwrapArguments } from "./sandbox/bwrap-arguments.js";
 import type { SandboxChoice } from "./sandbox/choose-sandbox.js";
 import { NEUTRAL, type RunnerPlace } from "./sandbox/runner-places.js";
@@ -55,6 +55,7 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
   const wrap = options.wrap ?? ((command: string, args: string[]): [string, string[]] => [command, args]);
   const nodeArgs = (places: RunnerPlace[], tmp: string, extras: RunnerExtras | undefined) => [
     ...permissionFlags(grants(places), [tmp]),
+    ...runtimeFeatureFlags(),
     `--max-old-space-size=${options.memoryMb}`,
     options.script,
     ...options.args,
