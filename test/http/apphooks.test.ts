@@ -44,6 +44,24 @@ const slackSource = (names: string) => `export default {
     this.$emit({ channel, ...(event.text ? { text: event.text } : {}) }, { id: event.ts ?? event.item.ts });
   },
 };`;
+const PD_SLACK_INTERACTIONS = `export default {
+  type: "source",
+  props: {
+    slack: { type: "app", app: "slack" },
+    action_ids: { type: "string[]", label: "Action IDs", optional: true, default: [] },
+    conversations: { type: "string[]", label: "Channels", optional: true, default: [] },
+    slackApphook: {
+      type: "$.interface.apphook", appProp: "slack",
+      async eventNames() {
+        const names = this.action_ids.flatMap((a) => this.conversations.length ? this.conversations.map((c) => "interaction_events:" + c + ":" + a) : ["interaction_events:" + a]);
+        return names.length ? names : ["interaction_events"];
+      },
+    },
+  },
+  async run(event) {
+    this.$emit({ channel: event.channel.id, actions: event.actions.map((a) => a.action_id) });
+  },
+};`;
 const PD_ZOOM_MEETINGS = `export default {
   type: "source", dedupe: "unique",
   props: { zoom: { type: "app", app: "zoom" }, zoomApphook: { type: "$.interface.apphook", appProp: "zoom", eventNames: ["meeting.created"] } },
@@ -215,6 +233,7 @@ for (const dialect of DIALECTS) {
           conversations: ["C1"],
         },
       );
+      const approvals = await bind(PD_SLACK_INTERACTIONS, { ...slackProps, conversations: ["C1"], action_ids: ["approve"] });
       const meetings = await bind(PD_ZOOM_MEETINGS, { zoom: { authProvisionId: zoom.id } });
       const discordChannel = await bind(PD_DISCORD_MESSAGES, { discord: { authProvisionId: discord.id }, channels: ["D-CHAN-1"] });
 
@@ -249,6 +268,13 @@ for (const dialect of DIALECTS) {
           body: envelope({ type: "reaction_added", user: "U1", reaction: "tada", item: { type: "message", channel: "C2", ts: "1.2" } }),
         }),
       );
+      const interaction = (channel: string, action: string) => ({
+        raw: `payload=${encodeURIComponent(JSON.stringify({ type: "block_actions", user: { id: "U1" }, channel: { id: channel }, actions: [{ action_id: action, value: "v" }] }))}`,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      await accepted(await send(slack.webhook_url, interaction("C1", "approve")));
+      await accepted(await send(slack.webhook_url, interaction("C1", "reject")));
+      await accepted(await send(slack.webhook_url, interaction("C2", "approve")));
       await accepted(
         await send(zoom.webhook_url, {
           body: {
@@ -274,9 +300,14 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(await emitted(direct), [{ channel: "D9", text: "hello 3" }], "message.im: a message in a direct conversation");
       assert.deepEqual(await emitted(reactions), [{ channel: "C1" }], "reaction_added:C1");
+      assert.deepEqual(
+        await emitted(approvals),
+        [{ channel: "C1", actions: ["approve"] }],
+        "Slack's interactivity form: run() gets its payload, named interaction_events:<channel>:<action_id>",
+      );
       assert.deepEqual(await emitted(meetings), [{ topic: "Standup" }], "Zoom is named by its `event`, run() reads payload");
       assert.deepEqual(await emitted(discordChannel), [{ guild: "G1", content: "hi" }], "a Discord message is named by its channel");
-      for (const source of [inChannels, anyMessage, direct, reactions, meetings, discordChannel]) {
+      for (const source of [inChannels, anyMessage, direct, reactions, approvals, meetings, discordChannel]) {
         assert.deepEqual(await summaries(account.api, source.id, { event_name: "$errors" }), [], `no errors on ${source.id}`);
         assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
       }

@@ -6,6 +6,9 @@
 //   "reaction_added"), by Slack's subscription name for a message ("message.im", the type and
 //   the channel type), by its channel's id (new messages in chosen channels), and by
 //   "<type>:<channel id>" (reactions in chosen channels).
+// - Slack's interactivity (buttons, shortcuts, modals) posts a form whose `payload` field is
+//   JSON; the sources read that JSON and name it "interaction_events", optionally with the
+//   channel id and an action's action_id ("interaction_events:<channel>:<action_id>").
 // - Zoom posts `{event: "meeting.created", payload, …}`; the sources read `payload` of the
 //   whole body and name it by `event`.
 // - Discord's message objects, as bots relay them, carry their channel's id (`channelId`,
@@ -19,9 +22,34 @@ function slackInnerEvent(body: unknown): Record<string, unknown> | undefined {
   return isObject(body) && body.type === "event_callback" && isObject(body.event) ? body.event : undefined;
 }
 
-/** What run(event) receives: the inner event of an envelope that carries one, else the body as posted. */
+/** Slack's interactivity payload, if the body is its form (`payload=<JSON>`). */
+function slackInteraction(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== "string" || !body.startsWith("payload=")) return undefined;
+  try {
+    const payload: unknown = JSON.parse(new URLSearchParams(body).get("payload") ?? "");
+    return isObject(payload) && typeof payload.type === "string" ? payload : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What run(event) receives: the event inside an envelope or form that carries one, else the body as posted. */
 export function runEventOf(body: unknown): unknown {
-  return slackInnerEvent(body) ?? body;
+  return slackInnerEvent(body) ?? slackInteraction(body) ?? body;
+}
+
+function interactionNames(payload: Record<string, unknown>): string[] {
+  const channel = isObject(payload.channel) ? text(payload.channel.id) : undefined;
+  const actions = Array.isArray(payload.actions)
+    ? payload.actions.map((action) => (isObject(action) ? text(action.action_id) : undefined))
+    : [];
+  const names: Array<string | undefined> = ["interaction_events", channel && `interaction_events:${channel}`];
+  for (const action of actions) {
+    if (!action) continue;
+    names.push(`interaction_events:${action}`);
+    if (channel) names.push(`interaction_events:${channel}:${action}`);
+  }
+  return unique(names);
 }
 
 /** The channel a Slack event happened in: a message's `channel`, a reaction's `item.channel`, a created channel's `channel.id`. */
@@ -32,6 +60,8 @@ function slackChannel(event: Record<string, unknown>): string | undefined {
 
 /** Every name the body answers to (a source takes it when one of them is among its eventNames). */
 export function bodyEventNames(body: unknown): string[] {
+  const interaction = slackInteraction(body);
+  if (interaction) return interactionNames(interaction);
   if (!isObject(body)) return [];
   const slack = slackInnerEvent(body);
   if (slack) {
