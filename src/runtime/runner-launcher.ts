@@ -66,17 +66,17 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
     // The ids the runner has inside its user namespace: bwrap maps the service's own, or "nobody".
-    const account = unprivilegedIds
-      ? runnerAccountFiles(65534, 65534)
-      : runnerAccountFiles(process.getuid?.() ?? 0, process.getgid?.() ?? 0);
-    const accountBinds = [
-      { host: account.passwd, runner: "/etc/passwd" },
-      { host: account.group, runner: "/etc/group" },
-    ];
+    const ids: [number, number] = unprivilegedIds ? [65534, 65534] : [process.getuid?.() ?? 0, process.getgid?.() ?? 0];
     return (key, extras) => {
       const places = placesOf(key, extras);
+      const account = runnerAccountFiles(...ids);
       const sandboxArgs = bwrapArguments({
-        binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...accountBinds, ...places],
+        binds: [
+          { host: process.execPath, runner: NEUTRAL.node },
+          { host: account.passwd, runner: "/etc/passwd" },
+          { host: account.group, runner: "/etc/group" },
+          ...places,
+        ],
         tmpBytes: options.tmpBytes,
         env: { ...options.env, TMPDIR: "/tmp", HOME: RUNNER_HOME },
         unprivilegedIds,
