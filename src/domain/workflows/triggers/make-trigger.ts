@@ -68,10 +68,16 @@ export async function makeTrigger(
       configured_props: input.type === "timer" ? timerProps(input) : {},
     },
   });
-  await insertSubscription(ctx, actor.userId, source.id, workflow.id, "");
-  if (input.type === "timer") return { ...input, source_id: source.id };
-  const row = await findOwnedSource(deps, actor, source.id);
-  return { type: "email", source_id: source.id, email_key: row.email_key ?? "" };
+  try {
+    await insertSubscription(ctx, actor.userId, source.id, workflow.id, "");
+    if (input.type === "timer") return { ...input, source_id: source.id };
+    const row = await findOwnedSource(deps, actor, source.id);
+    return { type: "email", source_id: source.id, email_key: row.email_key ?? "" };
+  } catch (error) {
+    // No source is left behind that nothing names.
+    await deleteSource({ ...deps, actor, id: source.id }).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Removes what a stored trigger made (a source made for it and deleted since is no error). */

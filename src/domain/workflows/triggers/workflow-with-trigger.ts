@@ -6,7 +6,7 @@ import { createWorkflow, type CreateWorkflowInput } from "../create-workflow.js"
 import { deleteWorkflow, findOwnedWorkflow, getWorkflow, updateWorkflow, type UpdateWorkflowInput } from "../manage-workflow.js";
 import type { WorkflowView } from "../workflow-view.js";
 import { assertTriggerPossible, makeTrigger, removeTrigger, type TriggerDeps } from "./make-trigger.js";
-import { checkTrigger, sameTrigger, storedTrigger, type StoredTrigger, type TriggerBody } from "./trigger-spec.js";
+import { checkTrigger, sameTrigger, storedTrigger, type StoredTrigger, type TriggerBody, type TriggerInput } from "./trigger-spec.js";
 import { triggerView } from "./trigger-view.js";
 
 type Deps = TriggerDeps & { actor: Actor };
@@ -20,6 +20,18 @@ async function storeTrigger({ ctx, actor }: Deps, workflowId: string, stored: St
     .execute();
 }
 
+/** Makes the trigger and stores it on the workflow; what was made is removed again when storing fails. */
+async function makeAndStore(deps: Deps, workflow: { id: string; name: string }, trigger: TriggerInput): Promise<StoredTrigger> {
+  const stored = await makeTrigger(deps, deps.actor, workflow, trigger);
+  try {
+    await storeTrigger(deps, workflow.id, stored);
+  } catch (error) {
+    await removeTrigger(deps, deps.actor, workflow.id, stored).catch(() => undefined);
+    throw error;
+  }
+  return stored;
+}
+
 export async function createWorkflowWithTrigger(
   deps: Deps & { input: CreateWorkflowInput & { trigger?: TriggerBody } },
 ): Promise<WorkflowView> {
@@ -30,8 +42,7 @@ export async function createWorkflowWithTrigger(
   if (!trigger || trigger.type === "http") return view;
   let stored: StoredTrigger;
   try {
-    stored = await makeTrigger(deps, actor, view, trigger);
-    await storeTrigger(deps, view.id, stored);
+    stored = await makeAndStore(deps, view, trigger);
   } catch (error) {
     await deleteWorkflow({ ctx, actor, id: view.id }).catch(() => undefined);
     throw error;
@@ -50,7 +61,7 @@ export async function updateWorkflowWithTrigger(
   if (sameTrigger(current, trigger)) return updateWorkflow({ ctx, runner, actor, id, input });
   await assertTriggerPossible(deps, actor, trigger);
   const view = await updateWorkflow({ ctx, runner, actor, id, input });
-  await storeTrigger(deps, id, await makeTrigger(deps, actor, view, trigger));
+  await makeAndStore(deps, view, trigger);
   await removeTrigger(deps, actor, id, current);
   return getWorkflow({ ctx, actor, id });
 }
