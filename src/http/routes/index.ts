@@ -4,6 +4,7 @@ import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
 import { deliveryRoutes } from "./deliveries.js";
+import { oauthConnectRoutes } from "./oauth-connect.js";
 import { sourceEventRoutes } from "./source-events.js";
 import { sourceRoutes } from "./sources.js";
 import { subscriptionRoutes } from "./subscriptions.js";
@@ -22,6 +23,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     userRoutes,
     apiKeyRoutes,
     accountRoutes,
+    oauthConnectRoutes,
     webhookRoutes,
     deliveryRoutes,
     subscriptionRoutes,
