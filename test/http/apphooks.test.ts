@@ -258,6 +258,8 @@ for (const dialect of DIALECTS) {
       await accepted(await send(slack.webhook_url, { body: envelope(message(1, "C1")) }));
       await accepted(await send(slack.webhook_url, { body: envelope(message(2, "C2")) }));
       await accepted(await send(slack.webhook_url, { body: envelope(message(3, "D9", "im")) }));
+      // The header still names the event; run() still gets the inner event.
+      await accepted(await send(slack.webhook_url, { body: envelope(message(4, "C7")), headers: { "x-sluice-event-name": "message.im" } }));
       await accepted(
         await send(slack.webhook_url, {
           body: envelope({ type: "reaction_added", user: "U1", reaction: "tada", item: { type: "message", channel: "C1", ts: "1.1" } }),
@@ -295,10 +297,17 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await emitted(inChannels), [{ channel: "C1", text: "hello 1" }], "run() reads event.channel of the inner event");
       assert.deepEqual(
         (await emitted(anyMessage)).map((e: any) => e.text).sort(),
-        ["hello 1", "hello 2", "hello 3"],
+        ["hello 1", "hello 2", "hello 3", "hello 4"],
         "no channels chosen: every Slack event, the reactions ignored by the code",
       );
-      assert.deepEqual(await emitted(direct), [{ channel: "D9", text: "hello 3" }], "message.im: a message in a direct conversation");
+      assert.deepEqual(
+        (await emitted(direct)).sort((a: any, b: any) => a.text.localeCompare(b.text)),
+        [
+          { channel: "D9", text: "hello 3" },
+          { channel: "C7", text: "hello 4" },
+        ],
+        "message.im: a message in a direct conversation, or one the header names so",
+      );
       assert.deepEqual(await emitted(reactions), [{ channel: "C1" }], "reaction_added:C1");
       assert.deepEqual(
         await emitted(approvals),
