@@ -58,6 +58,12 @@ async function makeAccount(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+async function makeDataStore(owner: Account): Promise<string> {
+  const res = await owner.api.post("/data_stores", { name: "foreign" });
+  await owner.api.put(`/data_stores/${res.body.data.id}/records/k`, { value: "theirs" });
+  return res.body.data.id;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/users/me/api_keys", json: () => ({ name: "shared tests" }) },
@@ -104,4 +110,12 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/sources/{id}/event_summaries", makeForeignResource: makeSource },
   { method: "DELETE", path: "/sources/{id}/events", makeForeignResource: makeSource },
   { method: "GET", path: "/sources/{id}/sse", makeForeignResource: makeSource },
+  { method: "POST", path: "/data_stores", json: () => ({ name: "shared tests" }) },
+  { method: "GET", path: "/users/me/data_stores" },
+  { method: "GET", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "DELETE", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore },
+  { method: "PUT", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore, json: () => ({ value: "mine now" }) },
+  { method: "DELETE", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore },
 ];
