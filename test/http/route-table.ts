@@ -60,7 +60,8 @@ async function makeAccount(owner: Account): Promise<string> {
 
 async function makeDataStore(owner: Account): Promise<string> {
   const res = await owner.api.post("/data_stores", { name: "foreign" });
-  await owner.api.put(`/data_stores/${res.body.data.id}/records/k`, { value: "theirs" });
+  // The record routes' {key} is filled with the store's id too: a record at that key exists.
+  await owner.api.put(`/data_stores/${res.body.data.id}/records/${res.body.data.id}`, { value: "theirs" });
   return res.body.data.id;
 }
 
@@ -115,7 +116,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
   { method: "DELETE", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
   { method: "GET", path: "/data_stores/{id}/records", makeForeignResource: makeDataStore },
-  { method: "GET", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore },
-  { method: "PUT", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore, json: () => ({ value: "mine now" }) },
-  { method: "DELETE", path: "/data_stores/{id}/records/k", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
+  { method: "PUT", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore, json: () => ({ value: "mine now" }) },
+  { method: "DELETE", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
 ];
