@@ -16,6 +16,7 @@ import { installProjection } from "./projection.js";
 import { formatValidationErrors, installEmptyBodyDefault, installNulGuard, installValidation } from "./validation.js";
 import { adminRoutes } from "./routes/admin.js";
 import { adminJobRoutes } from "./routes/admin-jobs.js";
+import { adminOAuthAppRoutes } from "./routes/admin-oauth-apps.js";
 import { healthRoutes } from "./routes/health.js";
 import { authenticatedRoutes } from "./routes/index.js";
 import { sourceEndpoints } from "./routes/source-endpoints.js";
@@ -24,6 +25,7 @@ import { apphookEndpoints } from "./routes/apphook-endpoints.js";
 import { serverFactory } from "./http-server.js";
 import { installMetricsRoute } from "./metrics-route.js";
 import { installDashboard } from "./dashboard.js";
+import { installOAuthCallback } from "./oauth-callback.js";
 import { publicEndpointServer } from "./public-endpoints.js";
 
 export const API_BODY_LIMIT = 5 * 1024 * 1024;
@@ -88,6 +90,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
 
   await app.register(healthRoutes, { services });
   installDashboard(app);
+  installOAuthCallback(app, services.ctx);
   installMetricsRoute(app, metrics, services.ctx.config.metricsToken);
   await app.register(
     async (scope) => {
@@ -95,6 +98,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
       installNulGuard(scope, ["query", "body"]);
       await scope.register(adminRoutes, { services });
       await scope.register(adminJobRoutes, { services });
+      await scope.register(adminOAuthAppRoutes, { services });
     },
     { prefix: "/v1/admin" },
   );

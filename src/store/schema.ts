@@ -95,6 +95,28 @@ export interface ConnectedAccountsTable {
   refresh_failure?: string | null;
 }
 
+/** An OAuth 2 app the operator configured (migration 021). */
+export interface OAuthAppsTable {
+  app: string;
+  client_id: string;
+  client_secret: string; // AES-256-GCM ciphertext, bound to "oauth_app:<app>"
+  authorize_url: string;
+  token_url: string;
+  scopes: string; // JSON array of strings
+  created_at: number;
+  updated_at: number;
+}
+
+/** An OAuth 2 connect in flight: its `state` (as a SHA-256), single use, until expires_at (ms). */
+export interface OAuthConnectsTable {
+  state_hash: string;
+  user_id: string;
+  app: string;
+  name: string | null;
+  code_verifier: string; // AES-256-GCM ciphertext, bound to the state's hash
+  expires_at: number;
+}
+
 /** A source's `$.interface.apphook` prop bound to the connected account its app prop names. */
 export interface ApphookBindingsTable {
   source_id: string;
@@ -282,6 +304,8 @@ export interface Database {
   apphook_bindings: ApphookBindingsTable;
   data_stores: DataStoresTable;
   data_store_records: DataStoreRecordsTable;
+  oauth_apps: OAuthAppsTable;
+  oauth_connects: OAuthConnectsTable;
 }
 
 // Keeps `Generated` imported for tables added by later migrations.

@@ -5,6 +5,7 @@
 // webhook-id. The timer fires once per tick across the processes: one event per timestamp.
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
+import pg from "pg";
 import { after, before, describe, it } from "node:test";
 import { startServer } from "../helpers/sluice-process.js";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
@@ -51,6 +52,32 @@ function webhookIdsBy(
     ids.set(k, set);
   }
   return ids;
+}
+
+/** What the queue and the deliveries hold, for a failure message: where undelivered events are stuck. */
+async function queueState(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const now = Date.now();
+    const jobs = await client.query(
+      `SELECT type, count(*)::int AS n, min(run_at) - $1::bigint AS first_due_in_ms, max(attempts) AS max_attempts,
+              count(lease_token)::int AS leased, min(locked_until) - $1::bigint AS first_lease_ends_in_ms, max(last_error) AS an_error
+         FROM jobs GROUP BY type`,
+      [now],
+    );
+    const dead = await client.query(`SELECT type, count(*)::int AS n, max(last_error) AS an_error FROM dead_jobs GROUP BY type`);
+    const deliveries = await client.query(
+      `SELECT status, count(*)::int AS n, max(attempts) AS max_attempts FROM deliveries GROUP BY status`,
+    );
+    const errors = await client.query(
+      `SELECT coalesce(error, status_code::text) AS outcome, count(*)::int AS n FROM delivery_attempts
+        WHERE error IS NOT NULL OR status_code <> 200 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
+    );
+    return JSON.stringify({ jobs: jobs.rows, dead: dead.rows, deliveries: deliveries.rows, failedAttempts: errors.rows });
+  } finally {
+    await client.end();
+  }
 }
 
 const skip = DIALECTS.includes("postgres") ? false : "needs PostgreSQL: set TEST_DATABASE_URL to run it";
@@ -155,6 +182,10 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
       what: "every accepted event delivered",
       timeoutMs: 60_000,
       intervalMs: 100,
+    }).catch(async (error: Error) => {
+      const missing = [...accepted].filter((n) => !answered.has(n));
+      error.message += `\n${missing.length} missing (${missing.slice(0, 20).join(", ")})\n${await queueState(database.databaseUrl!)}`;
+      throw error;
     });
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
     for (const [n, ids] of eventIds) assert.equal(ids.size, 1, `event ${n} arrived under ${ids.size} webhook-ids`);

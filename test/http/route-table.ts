@@ -12,6 +12,8 @@ export interface RouteCase {
   path: string;
   /** Builds a resource owned by `owner` and returns its id, for `{id}` routes. */
   makeForeignResource?: (owner: Account) => Promise<string>;
+  /** For a `{…}` that names nothing an account owns (an OAuth app the operator configured): the value to fill in. */
+  notOwned?: string;
   /** Query or JSON the route needs to get past validation (so a 404 is about ownership). */
   query?: (id: string) => Record<string, string>;
   json?: (id: string) => unknown;
@@ -102,6 +104,8 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/accounts/{id}", makeForeignResource: makeAccount },
   { method: "PUT", path: "/accounts/{id}", makeForeignResource: makeAccount, json: () => ({ name: "mine now" }) },
   { method: "DELETE", path: "/accounts/{id}", makeForeignResource: makeAccount },
+  { method: "GET", path: "/accounts/oauth_apps" },
+  { method: "GET", path: "/accounts/oauth/{app}/start", notOwned: "unconfigured-app" },
   { method: "GET", path: "/users/me/sources" },
   { method: "GET", path: "/users/me/components" },
   { method: "POST", path: "/sources", json: () => ({ component_id: "sc_unknown" }) },

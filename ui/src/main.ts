@@ -1,6 +1,7 @@
 // The dashboard: a navigation bar and one page per route. Leaving a page aborts its live tails
 // and refresh timers.
 import { session } from "./api.js";
+import { accountsPage } from "./pages/accounts.js";
 import { errorBox, h, mount } from "./dom.js";
 import { loginPage } from "./pages/login.js";
 import { sourcePage } from "./pages/source.js";
@@ -28,6 +29,8 @@ function page(path: string[], signal: AbortSignal): Promise<HTMLElement> {
       return subscriptionsPage();
     case "usage":
       return usagePage();
+    case "accounts":
+      return accountsPage(id);
     default:
       return sourcesPage();
   }
@@ -38,6 +41,7 @@ const NAV: [string, string][] = [
   ["workflows", "Workflows"],
   ["webhooks", "Webhooks"],
   ["subscriptions", "Subscriptions"],
+  ["accounts", "Accounts"],
   ["usage", "Usage"],
 ];
 

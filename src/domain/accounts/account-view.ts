@@ -9,6 +9,8 @@ export interface AccountView {
   name: string | null;
   fields: string[];
   webhook_url: string;
+  /** Why the last OAuth refresh of its token failed (no secrets in it); null when it did not. */
+  refresh_failure: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -23,6 +25,7 @@ export function accountView(publicUrl: string, row: ConnectedAccountsTable): Acc
     name: row.name,
     fields: JSON.parse(row.fields) as string[],
     webhook_url: inboundUrl(publicUrl, row.inbound_key),
+    refresh_failure: row.refresh_failure ?? null,
     created_at: toUnixSeconds(Number(row.created_at)),
     updated_at: toUnixSeconds(Number(row.updated_at)),
   };

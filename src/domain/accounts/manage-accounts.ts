@@ -6,7 +6,7 @@ import { paginateByCreation, type Page, type PageRequest } from "../../store/pag
 import type { ConnectedAccountsTable } from "../../store/schema.js";
 import { forgetSource } from "../sources/runnable-source.js";
 import { accountView, type AccountView } from "./account-view.js";
-import { sourcesUsingAccount } from "./account-users.js";
+import { accountUsers, describeUsers, sourcesUsingAccount } from "./account-users.js";
 import { newAccountRow } from "./account-row.js";
 import { checkCredentials, sealCredentials } from "./credentials.js";
 
@@ -68,11 +68,19 @@ export async function updateAccount({
     ...current,
     ...sealed,
     name: input.name === undefined ? current.name : input.name,
+    // New credentials have not failed a refresh yet.
+    refresh_failure: input.credentials === undefined ? (current.refresh_failure ?? null) : null,
     updated_at: ctx.clock.now(),
   };
   await ctx.db
     .updateTable("connected_accounts")
-    .set({ name: next.name, credentials: next.credentials, fields: next.fields, updated_at: next.updated_at })
+    .set({
+      name: next.name,
+      credentials: next.credentials,
+      fields: next.fields,
+      updated_at: next.updated_at,
+      refresh_failure: next.refresh_failure,
+    })
     .where("id", "=", id)
     .where("user_id", "=", actor.userId)
     .execute();
@@ -81,14 +89,14 @@ export async function updateAccount({
   return accountView(ctx.config.publicUrl, next);
 }
 
-/** Refused (409) while a source's app prop names the account. */
+/** Refused (409) while a source or a workflow names the account; the answer names them. */
 export async function deleteAccount({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<void> {
   await findOwnedAccount(ctx, actor, id);
-  const users = await sourcesUsingAccount(ctx, actor.userId, id);
+  const users = await accountUsers(ctx, actor.userId, id);
   if (users.length > 0)
     throw new ServiceError(
       "CONFLICT",
-      `connected account ${id} is used by ${users.length === 1 ? "source" : "sources"} ${users.join(", ")}; change or delete ${users.length === 1 ? "it" : "them"} first`,
+      `connected account ${id} is used by ${describeUsers(users)}; change or delete ${users.length === 1 ? "it" : "them"} first`,
     );
   await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).where("user_id", "=", actor.userId).execute();
 }

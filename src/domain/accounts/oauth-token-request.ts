@@ -1,4 +1,5 @@
-// One OAuth 2 refresh-token request (RFC 6749 §6): a form-encoded POST to the token endpoint,
+// One OAuth 2 token request: a refresh (RFC 6749 §6) or the exchange of an authorization code
+// (§4.1.3, with the PKCE verifier of RFC 7636). A form-encoded POST to the token endpoint,
 // the client authenticated with HTTP Basic when it has a secret (§2.3.1, which every server
 // must support) or named by `client_id` in the form when it has none (a public client). The
 // request goes through the egress guard like every outbound request of the service, is not
@@ -42,7 +43,43 @@ export interface TokenRequestOptions {
   hostAddresses?: AddressSet;
 }
 
-export async function requestTokenRefresh(request: RefreshRequest, options: TokenRequestOptions): Promise<TokenGrant> {
+export function requestTokenRefresh(request: RefreshRequest, options: TokenRequestOptions): Promise<TokenGrant> {
+  return requestToken(
+    { ...request, grant: { grant_type: "refresh_token", refresh_token: request.refreshToken }, purpose: "refresh" },
+    options,
+  );
+}
+
+export interface CodeExchangeRequest {
+  tokenUrl: string;
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+  clientId: string;
+  clientSecret?: string;
+}
+
+/** The tokens an authorization code (and its PKCE verifier) is worth. */
+export function requestCodeExchange(request: CodeExchangeRequest, options: TokenRequestOptions): Promise<TokenGrant> {
+  const grant = {
+    grant_type: "authorization_code",
+    code: request.code,
+    redirect_uri: request.redirectUri,
+    code_verifier: request.codeVerifier,
+  };
+  return requestToken({ ...request, grant, purpose: "code exchange" }, options);
+}
+
+interface TokenRequest {
+  tokenUrl: string;
+  grant: Record<string, string>;
+  clientId?: string;
+  clientSecret?: string;
+  /** Named in messages: "… refused the <purpose>". */
+  purpose: string;
+}
+
+async function requestToken(request: TokenRequest, options: TokenRequestOptions): Promise<TokenGrant> {
   let url: URL;
   try {
     url = new URL(request.tokenUrl);
@@ -52,7 +89,7 @@ export async function requestTokenRefresh(request: RefreshRequest, options: Toke
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new OAuthRefreshError("oauth_token_url must use http or https");
   // The URL's text is a credential field; only its origin is named in messages.
   const where = `the token endpoint ${url.protocol}//${url.host}`;
-  const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: request.refreshToken });
+  const form = new URLSearchParams(request.grant);
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
   if (request.clientSecret !== undefined) {
     // §2.3.1: the id and secret are form-encoded before they are joined for Basic.
@@ -68,7 +105,7 @@ export async function requestTokenRefresh(request: RefreshRequest, options: Toke
   } catch (error) {
     throw new OAuthRefreshError(`${where} could not be reached: ${networkReason(error, options.timeoutMs ?? TOKEN_TIMEOUT_MS)}`);
   }
-  return grantOf(answer, where);
+  return grantOf(answer, where, request.purpose);
 }
 
 const formEncode = (text: string) => new URLSearchParams({ x: text }).toString().slice(2);
@@ -119,7 +156,7 @@ function post(
   });
 }
 
-function grantOf(answer: { status: number; body: string }, where: string): TokenGrant {
+function grantOf(answer: { status: number; body: string }, where: string, purpose: string): TokenGrant {
   let json: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = JSON.parse(answer.body);
@@ -129,7 +166,7 @@ function grantOf(answer: { status: number; body: string }, where: string): Token
   }
   const ok = answer.status >= 200 && answer.status <= 299;
   if (!ok || (json && typeof json.error === "string" && typeof json.access_token !== "string")) {
-    throw new OAuthRefreshError(`${where} refused the refresh: HTTP ${answer.status}${oauthError(json)}`);
+    throw new OAuthRefreshError(`${where} refused the ${purpose}: HTTP ${answer.status}${oauthError(json)}`);
   }
   if (!json) throw new OAuthRefreshError(`${where} answered HTTP ${answer.status} with a body that is not a JSON object`);
   if (typeof json.access_token !== "string" || json.access_token === "")

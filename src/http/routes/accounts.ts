@@ -15,6 +15,9 @@ const Account = Type.Object({
   webhook_url: Type.String({
     description: "where the app's provider posts events: they run the sources whose $.interface.apphook prop is bound to this account",
   }),
+  refresh_failure: Type.Union([Type.String(), Type.Null()], {
+    description: "why the last OAuth refresh of its token failed (connect or save the account again); null when it did not",
+  }),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
 });
@@ -94,7 +97,7 @@ export const accountRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "Delete a connected account (refused while a source uses it)",
+        summary: "Delete a connected account (refused while a source or workflow uses it, naming them)",
         params: IdParams,
         response: { 204: Type.Null(), ...errorResponses, 409: ErrorBody },
       },

@@ -5,6 +5,7 @@ import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
 import { dataStoreRoutes } from "./data-stores.js";
 import { deliveryRoutes } from "./deliveries.js";
+import { oauthConnectRoutes } from "./oauth-connect.js";
 import { sourceEventRoutes } from "./source-events.js";
 import { sourceRoutes } from "./sources.js";
 import { subscriptionRoutes } from "./subscriptions.js";
@@ -23,6 +24,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     userRoutes,
     apiKeyRoutes,
     accountRoutes,
+    oauthConnectRoutes,
     webhookRoutes,
     deliveryRoutes,
     subscriptionRoutes,

@@ -17,6 +17,7 @@ import * as inboundEmail from "./014-inbound-email.js";
 import * as registryPackages from "./015-registry-packages.js";
 import * as deadJobs from "./016-dead-jobs.js";
 import * as dataStores from "./018-data-stores.js";
+import * as oauthApps from "./021-oauth-apps.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "015-registry-packages": registryPackages,
   "016-dead-jobs": deadJobs,
   "018-data-stores": dataStores,
+  "021-oauth-apps": oauthApps,
 };
