@@ -115,7 +115,9 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   const component = await componentForSource(ctx, deps.runner, actor, input);
   const configured =
     input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
-  await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
+  // Props kept as they were are not checked again: a store deleted since must not block a change of name or state.
+  if (input.configured_props !== undefined)
+    await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
   const active = input.active ?? true;
   const columns = derivedColumns(deps, component, configured, active, { endpoint: current.endpoint_key, email: current.email_key });
   // New props may hold inline credentials: stored as connected accounts, replaced by their ids.
