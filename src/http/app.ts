@@ -55,7 +55,8 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     logController: new LogController({ disableRequestLogging: true }),
     schemaErrorFormatter: formatValidationErrors,
     forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // A data store key (up to 512 bytes) is a path parameter, percent-encoded up to three times as long.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   }) as unknown as FastifyInstance;
   app.decorate("liveTailSlots", createLiveTailSlots(config.maxSsePerAccount));
   // Hooks on every request take a callback, not a promise: cheaper on the hot paths.

@@ -1,7 +1,8 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
 // interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir,
-// apphooks).
+// apphooks, data stores).
 import type { EmitRecord, HttpResponseRecord } from "./protocol/component-execution.js";
+import { dataStoreProp, type CallService } from "./data-store-prop.js";
 import { DirFiles, dirInterface } from "./dir-interface.js";
 import { APPHOOK, propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
@@ -14,6 +15,8 @@ export interface ExecutionEffects {
   dir: DirFiles;
   response?: HttpResponseRecord;
   onResponse(response: HttpResponseRecord): void;
+  /** Asks the service during the execution (data store operations). */
+  callService: CallService;
 }
 
 export function componentThis(
@@ -41,6 +44,9 @@ export function componentThis(
         break;
       case "dir":
         self[name] = dirInterface(effects.dir);
+        break;
+      case "data_store":
+        self[name] = dataStoreProp(configured, effects.callService);
         break;
       case "alert":
         break; // display only: no value

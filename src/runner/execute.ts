@@ -34,6 +34,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     onResponse: (response: HttpResponseRecord) => {
       earlyResponse = setImmediate(() => tools.emitEvent({ response }));
     },
+    callService: tools.callService,
   };
   captureLogs(logs);
   let error: ChildExecuteResult["error"];

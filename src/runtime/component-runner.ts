@@ -23,6 +23,7 @@ import { NEUTRAL, neutralPlace, samePlace, toRunnerPath, type RunnerPlace } from
 import { needsRunnerUser, prepareRunnerUser, type AppFile } from "./sandbox/runner-user.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
+import type { ServiceCallTable } from "./runner-calls.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
 
@@ -92,6 +93,10 @@ export interface RunnerSettings {
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
   /** Told when a runner process starts (+1) and ends (-1): the metrics' gauge. */
   onRunnerCount?(delta: number): void;
+  /** What runners may ask the service during an execution (runner-calls.ts), e.g. data store operations. */
+  serviceCalls?: ServiceCallTable;
+  /** A service call failed for a reason other than a ServiceError. */
+  onCallFault?(error: unknown): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
   /** Open egress tunnels an account's runners may hold at once (SLUICE_MAX_TUNNELS_PER_ACCOUNT). */
@@ -259,6 +264,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     },
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
     onExecutionEnd: (child, queued) => doors.get(child)?.endExecution(queued),
+    serviceCalls: settings.serviceCalls,
+    onCallFault: settings.onCallFault,
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
       const check = resultChecks[type];

@@ -264,6 +264,25 @@ export interface EmitterStorageTable {
   bytes: number;
 }
 
+/** An account's key-value store (migration 018); `bytes` is what its records hold. */
+export interface DataStoresTable {
+  id: string;
+  user_id: string;
+  name: string;
+  bytes: number;
+  created_at: number;
+}
+
+export interface DataStoreRecordsTable {
+  store_id: string;
+  key: string;
+  value: string; // JSON
+  /** Bytes of the key and the value's JSON, counted in the account's storage. */
+  bytes: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
 export interface Database {
   components: ComponentsTable;
   registry_packages: RegistryPackagesTable;
@@ -285,6 +304,8 @@ export interface Database {
   connected_accounts: ConnectedAccountsTable;
   secret_checks: SecretChecksTable;
   apphook_bindings: ApphookBindingsTable;
+  data_stores: DataStoresTable;
+  data_store_records: DataStoreRecordsTable;
   oauth_apps: OAuthAppsTable;
   oauth_connects: OAuthConnectsTable;
 }

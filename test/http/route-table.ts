@@ -60,6 +60,13 @@ async function makeAccount(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+async function makeDataStore(owner: Account): Promise<string> {
+  const res = await owner.api.post("/data_stores", { name: "foreign" });
+  // The record routes' {key} is filled with the store's id too: a record at that key exists.
+  await owner.api.put(`/data_stores/${res.body.data.id}/records/${res.body.data.id}`, { value: "theirs" });
+  return res.body.data.id;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/users/me/api_keys", json: () => ({ name: "shared tests" }) },
@@ -108,4 +115,12 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/sources/{id}/event_summaries", makeForeignResource: makeSource },
   { method: "DELETE", path: "/sources/{id}/events", makeForeignResource: makeSource },
   { method: "GET", path: "/sources/{id}/sse", makeForeignResource: makeSource },
+  { method: "POST", path: "/data_stores", json: () => ({ name: "shared tests" }) },
+  { method: "GET", path: "/users/me/data_stores" },
+  { method: "GET", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "DELETE", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
+  { method: "PUT", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore, json: () => ({ value: "mine now" }) },
+  { method: "DELETE", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
 ];

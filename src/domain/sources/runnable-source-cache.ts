@@ -24,6 +24,11 @@ export interface RunnableSource {
   usesDb: boolean;
   /** Whether the component has a `dir` prop (its files go with each execution; one at a time). */
   usesDir: boolean;
+  /**
+   * Whether the component has a data store prop: its executions then run one at a time too, so a
+   * get-then-set (Pipedream's counter) of one run never loses another run's write.
+   */
+  usesDataStore: boolean;
   intervalSeconds: number | null;
   loadedAt: number;
 }

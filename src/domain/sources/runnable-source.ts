@@ -8,6 +8,7 @@ import { findComponent } from "../components/find-component.js";
 import { withAppAuth } from "../accounts/app-props.js";
 import { DB, DIR, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
+import { DATA_STORE } from "../data-stores/data-store-props.js";
 import { intervalSecondsOf } from "./timer-spec.js";
 
 export type { RunnableSource };
@@ -80,6 +81,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     oauthProps: withAuth.oauthProps,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
     usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
+    usesDataStore: component.metadata.configurable_props.some((prop) => prop.type === DATA_STORE),
     intervalSeconds:
       row.timer_cron || row.timer_interval_seconds !== null
         ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron })

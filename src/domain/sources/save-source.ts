@@ -11,6 +11,7 @@ import { runHooks } from "./lifecycle.js";
 import type { SourceDeps } from "./run-source.js";
 import { forgetSource, runnableSource } from "./runnable-source.js";
 import { componentForSource, type ComponentChoice } from "./source-component.js";
+import { checkDataStoreProps } from "../data-stores/data-store-props.js";
 import { resolveProps, slugify } from "./source-props.js";
 import { removeSourceFiles } from "./source-files.js";
 import { sourceView, type SourceView } from "./source-view.js";
@@ -62,6 +63,7 @@ export async function createSource(deps: SourceDeps & { actor: Actor; input: Sav
   const { ctx, actor, input } = deps;
   const component = await componentForSource(ctx, deps.runner, actor, input);
   const configured = checkConfiguredProps(input.configured_props);
+  await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
   const name = input.name?.trim() || slugify(component.name);
   const id = newId("dc");
   const row: SourcesTable = {
@@ -113,6 +115,9 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
   const component = await componentForSource(ctx, deps.runner, actor, input);
   const configured =
     input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
+  // Props kept as they were are not checked again: a store deleted since must not block a change of name or state.
+  if (input.configured_props !== undefined)
+    await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
   const active = input.active ?? true;
   const columns = derivedColumns(deps, component, configured, active, { endpoint: current.endpoint_key, email: current.email_key });
   // New props may hold inline credentials: stored as connected accounts, replaced by their ids.

@@ -3,6 +3,7 @@
 import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
+import { dataStoreRoutes } from "./data-stores.js";
 import { deliveryRoutes } from "./deliveries.js";
 import { oauthConnectRoutes } from "./oauth-connect.js";
 import { sourceEventRoutes } from "./source-events.js";
@@ -32,6 +33,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     sourceEventRoutes,
     workflowRoutes,
     workflowEventRoutes,
+    dataStoreRoutes,
   ]) {
     await app.register(routes, { services });
   }
