@@ -122,7 +122,7 @@ for (const dialect of DIALECTS) {
       else children.push(await serve(env));
 
       // A bound against a hang: the lease of the killed worker's job runs out first (2 s).
-      const { value: done } = await waitFor(
+      const done = await waitFor(
         async () => {
           const detail = (await request(base, "GET", `/workflows/${wf.id}/runs/${running.id}`, { key })).body.data;
           return detail?.status === "succeeded" ? detail : undefined;

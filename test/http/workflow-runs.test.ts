@@ -65,7 +65,7 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 200, res.text);
     }
     async function onlyRun(wfId: string, status?: string) {
-      const { value } = await waitFor(
+      const value = await waitFor(
         async () => {
           const list = await account.api.get(`/workflows/${wfId}/runs`);
           const run = list.body.data?.[0];
