@@ -73,7 +73,8 @@ async function drive(deps: RunDeps, run: WorkflowRunsTable, options: DriveOption
     );
     outcome.response ??= result.response;
     if (result.error) outcome.error = result.error;
-    const decision = decide(result, runs, position === steps.length - 1, startedAt);
+    // A pause counts from the step's end.
+    const decision = decide(result, runs, position === steps.length - 1, ctx.clock.now());
     if (result.exports.$summary !== undefined) summary = summaryText(result.exports.$summary);
     const row = stepRow(run.id, position, step, result, runs, startedAt, decision);
     await storeStep(deps, {
