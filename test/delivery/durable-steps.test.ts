@@ -117,9 +117,14 @@ for (const dialect of DIALECTS) {
         ["succeeded", "pending", "pending"],
       );
 
-      await kill(worker);
-      if (split) children.push(await serve({ ...env, PORT: "0" }, ["--role", "worker"]));
-      else children.push(await serve(env));
+      // SQLite: one process runs every role, so the api is killed and started again with it.
+      const restartWorker = async (dying: ChildProcess): Promise<ChildProcess> => {
+        await kill(dying);
+        const next = split ? await serve({ ...env, PORT: "0" }, ["--role", "worker"]) : await serve(env);
+        children.push(next);
+        return next;
+      };
+      const current = await restartWorker(worker);
 
       // A bound against a hang: the lease of the killed worker's job runs out first (2 s).
       const done = await waitFor(
@@ -141,6 +146,48 @@ for (const dialect of DIALECTS) {
       for (const n of [1, 2, 3]) assert.equal(receiver.at(`/side/${n}`).length, 1, `step ${n}'s side effect happened once`);
       assert.equal((await runs()).length, 1, "one run, continued, not a second one");
       t.diagnostic(`gate requests: ${receiver.at("/gate").length}; run took ${done.duration_ms} ms across the kill`);
+
+      // A suspended run holds nothing: it survives its worker's death, and its resume URL (served
+      // by the api process) wakes it on whichever worker is alive.
+      const suspended = await request(base, "POST", "/workflows", {
+        key,
+        json: {
+          steps: [
+            { name: "wait", code: `export default { async run({ $ }) { $.export("links", $.flow.suspend()); } };` },
+            { name: "after", code: `export default { async run({ steps }) { return steps.wait.$resume_data; } };` },
+          ],
+        },
+      });
+      const swf = suspended.body.data;
+      assert.equal((await request(swf.endpoint_url, "POST", "", { json: {} })).status, 200);
+      const paused = await waitFor(
+        async () => {
+          const [run] = (await request(base, "GET", `/workflows/${swf.id}/runs`, { key })).body.data as any[];
+          return run?.status === "paused"
+            ? (await request(base, "GET", `/workflows/${swf.id}/runs/${run.id}`, { key })).body.data
+            : undefined;
+        },
+        { what: "the run paused", timeoutMs: 30_000 },
+      );
+      await restartWorker(current);
+      const resumeUrl = paused.steps[0].exports.links.resume_url as string;
+      assert.ok(resumeUrl.startsWith(`http://127.0.0.1:${port}/r/`), resumeUrl);
+      const resumed = await waitFor(
+        async () => (await request(resumeUrl, "POST", "", { json: { go: 1 } }).catch(() => undefined))?.status,
+        {
+          what: "the resume URL answered",
+          timeoutMs: 30_000,
+        },
+      );
+      assert.equal(resumed, 200);
+      const finished = await waitFor(
+        async () => {
+          const detail = (await request(base, "GET", `/workflows/${swf.id}/runs/${paused.id}`, { key })).body.data;
+          return detail?.status === "succeeded" ? detail : undefined;
+        },
+        { what: "the resumed run succeeded", timeoutMs: 60_000, intervalMs: 100, retryErrors: true },
+      );
+      assert.deepEqual(finished.steps[1].return_value, { go: 1 });
     });
   });
 }
