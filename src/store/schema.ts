@@ -83,6 +83,7 @@ export interface WorkflowRunsTable {
   workflow_id: string;
   origin: string | null;
   driver: string | null;
+  driver_until: number | null;
   status: RunStatus;
   summary: string | null;
   trigger_event: string; // JSON

@@ -261,6 +261,60 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(done.steps[1].return_value, { job: "done" });
     });
 
+    it("a workflow that calls $.respond answers with it, and its run is recorded; a worker takes over such a run whose process died", async () => {
+      const wf = await workflow([
+        {
+          name: "answer",
+          code: `export default { async run({ $ }) { await $.respond({ status: 201, body: { early: true } }); return 1; } };`,
+        },
+        { name: "after", code: `export default { async run({ steps }) { return steps.answer.$return_value + 1; } };` },
+      ]);
+      const res = await request(wf.endpoint_url, "POST", "", { json: {} });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body, { early: true });
+      const run = await onlyRun(wf.id);
+      assert.equal(run.status, "succeeded");
+      assert.equal(run.steps[1].return_value, 2);
+
+      // A run left mid-way by a process that drove it inside a request (its first step stored,
+      // its driver's time up): the watch job queued with it lets a worker go on at step 2.
+      const db = app.sluice.services.ctx.db;
+      const row = await db.selectFrom("workflow_runs").selectAll().where("id", "=", run.id).executeTakeFirstOrThrow();
+      const orphanId = `run_orphan${dialect}`;
+      await db
+        .insertInto("workflow_runs")
+        .values({
+          ...row,
+          id: orphanId,
+          status: "running",
+          driver: "inline:gone",
+          driver_until: Date.now() - 1,
+          next_step: 1,
+          ended_at: null,
+          duration_ms: null,
+          created_at: Date.now(),
+        })
+        .execute();
+      const firstStep = await db
+        .selectFrom("workflow_run_steps")
+        .selectAll()
+        .where("run_id", "=", run.id)
+        .where("position", "=", 0)
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto("workflow_run_steps")
+        .values({ ...firstStep, run_id: orphanId, return_value: "41" })
+        .execute();
+      await app.sluice.services.queue.enqueue(db, [
+        { type: "workflow.wake", userId: account.id, payload: { userId: account.id, runId: orphanId, seq: 0, reason: "watch" } },
+      ]);
+      const adopted = await waitFor(async () => {
+        const detail = (await account.api.get(`/workflows/${wf.id}/runs/${orphanId}`)).body.data;
+        return detail?.status === "succeeded" ? detail : undefined;
+      });
+      assert.equal(adopted.steps[1].return_value, 42);
+    });
+
     it("a paused run holds no runner request: many runs pause at once and all resume", async () => {
       const wf = await workflow([
         { name: "wait", code: suspend("$.flow.delay(4000)") },

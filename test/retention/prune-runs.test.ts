@@ -38,6 +38,7 @@ for (const dialect of DIALECTS) {
           workflow_id: "p_x",
           origin: null,
           driver: null,
+          driver_until: null,
           status,
           summary: null,
           trigger_event: "{}",

@@ -53,7 +53,7 @@ export async function runWorkflow(
     const overQuota = input.trigger === "http" ? undefined : await quotaExceeded(ctx, workflow.user_id);
     if (overQuota) return skipOverQuota(ctx, workflow, input, overQuota);
   }
-  const run = await startOrFindRun(ctx, { ...input, hops: currentDeliveryHops() });
+  const run = await startOrFindRun(deps, { ...input, hops: currentDeliveryHops() });
   const driver = run.driver ?? "";
   if (run.status !== "running" || (input.origin && driver !== input.origin)) {
     // Handed out again after the run it started paused or ended: only the completion is left.

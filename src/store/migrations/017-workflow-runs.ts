@@ -14,6 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("origin", "text", (c) => c.unique())
     // Who drives the run now (a job's or delivery's origin key); null while paused or ended.
     .addColumn("driver", "text")
+    // Until when a driver inside an HTTP request (no job) counts as alive: past it, a worker
+    // takes the run over (its watch job, runs/adopt-run.ts).
+    .addColumn("driver_until", "bigint")
     .addColumn("status", "text", (c) => c.notNull())
     .addColumn("summary", "text")
     .addColumn("trigger_event", "text", (c) => c.notNull())

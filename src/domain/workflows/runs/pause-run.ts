@@ -27,7 +27,7 @@ export async function takePausedRun(
   const rerun = flow?.kind === "rerun";
   const updated = await db
     .updateTable("workflow_runs")
-    .set({ status: "running", driver, wake_seq: seq + 1, next_step: rerun ? run.next_step : run.next_step + 1 })
+    .set({ status: "running", driver, driver_until: null, wake_seq: seq + 1, next_step: rerun ? run.next_step : run.next_step + 1 })
     .where("id", "=", run.id)
     .where("status", "=", "paused")
     .where("wake_seq", "=", seq)

@@ -7,8 +7,12 @@ export interface WakeJob {
   userId: string;
   runId: string;
   seq: number;
-  reason: "timer" | "resume";
+  /** "watch": a run driven inside an HTTP request, to be taken over if its process died (adopt-run.ts). */
+  reason: "timer" | "resume" | "watch";
 }
+
+/** How long past a step's time limit a driver without a job counts as alive. */
+export const DRIVER_GRACE_MS = 60_000;
 
 /** Key of the job or delivery that drives a run (workflow_runs.origin, .driver). */
 export const jobOrigin = (jobId: string) => `j:${jobId}`;

@@ -13,7 +13,7 @@ import { chargedEvenIfStoringFails } from "../../usage/charge-execution.js";
 import { recordUsage } from "../../usage/record-usage.js";
 import { workflowErrorEvent, type RunContext } from "../run-context.js";
 import type { RunDeps } from "./run-deps.js";
-import { WORKFLOW_WAKE_JOB, type WakeJob } from "./run-jobs.js";
+import { DRIVER_GRACE_MS, WORKFLOW_WAKE_JOB, type WakeJob } from "./run-jobs.js";
 import type { IssuedLinks } from "./run-links.js";
 
 /** Where the run goes after a step. */
@@ -70,6 +70,7 @@ export async function storeStep(deps: RunDeps, stored: StoredStep): Promise<void
             summary: stored.summary,
             next_step: decision.kind === "next" ? row.position + 1 : row.position,
             driver: status === "running" ? stored.driver : null,
+            driver_until: status === "running" ? now + ctx.config.runTimeoutSeconds * 1000 + DRIVER_GRACE_MS : null,
             wake_seq: seq,
             ended_at: ends ? now : null,
             duration_ms: ends ? Math.max(0, now - run.created_at) : null,

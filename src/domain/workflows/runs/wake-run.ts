@@ -1,10 +1,12 @@
 // The wake-up of a paused run (a `workflow.wake` job): its delay or rerun delay ended, its
-// resume URL was requested, or its suspend timed out (which cancels it, as Pipedream does).
+// resume URL was requested, or its suspend timed out (which cancels it, as Pipedream does);
+// or the watch of a run driven inside an HTTP request (adopt-run.ts).
 // The job takes the run (pause-run.ts) and drives it; a job handed out again after its worker
 // died finds the run still driven by it and goes on from the last stored step.
 import type { Job } from "../../../queue/job-queue.js";
 import type { WorkflowsTable } from "../../../store/schema.js";
 import type { RunDeps } from "./run-deps.js";
+import { adoptRun } from "./adopt-run.js";
 import { driveRun } from "./drive-run.js";
 import type { ErrorWorkflowJob } from "./store-step.js";
 import { jobOrigin, type WakeJob } from "./run-jobs.js";
@@ -32,6 +34,11 @@ export async function wakeRun(deps: RunDeps, job: Job, errorWorkflowJob: ErrorWo
   };
   if (run.status === "running" && run.driver === driver) {
     await driveRun(deps, run, drive);
+    return;
+  }
+  if (wake.reason === "watch") {
+    const adopted = await adoptRun(deps, job, run, driver);
+    if (adopted) await driveRun(deps, adopted, drive);
     return;
   }
   if (run.status !== "paused" || run.wake_seq !== wake.seq) return;
