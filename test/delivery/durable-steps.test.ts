@@ -75,6 +75,8 @@ for (const dialect of DIALECTS) {
         SLUICE_ADMIN_TOKEN: ADMIN,
         SLUICE_ALLOW_PRIVATE_EGRESS: "true",
         SLUICE_QUEUE_LEASE_SECONDS: "2",
+        // Workers make the resume and cancel URLs: with roles apart, each must know the api's address.
+        SLUICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
         LOG_LEVEL: "info",
         ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, SLUICE_SECRET_KEY: TEST_SECRET_KEY } : {}),
       };
