@@ -7,6 +7,8 @@ import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitFor } from "../helpers/wait-for.js";
+import { handleWorkflowRunJob } from "../../src/domain/workflows/workflow-jobs.js";
+import { workflowDeps } from "../../src/services.js";
 
 const FIRST = `export default defineComponent({
   async run({ steps, $ }) {
@@ -313,6 +315,37 @@ for (const dialect of DIALECTS) {
         return detail?.status === "succeeded" ? detail : undefined;
       });
       assert.equal(adopted.steps[1].return_value, 42);
+    });
+
+    it("a run whose job comes back after its workflow was deactivated ends cancelled", async () => {
+      const wf = await workflow([{ name: "first", code: FIRST }]);
+      await trigger(wf, { n: 1 });
+      const done = await onlyRun(wf.id);
+      const db = app.sluice.services.ctx.db;
+      const row = await db.selectFrom("workflow_runs").selectAll().where("id", "=", done.id).executeTakeFirstOrThrow();
+      const id = `run_stranded${dialect}`;
+      await db
+        .insertInto("workflow_runs")
+        .values({
+          ...row,
+          id,
+          origin: `j:stranded${dialect}`,
+          driver: `j:stranded${dialect}`,
+          status: "running",
+          next_step: 0,
+          ended_at: null,
+          duration_ms: null,
+        })
+        .execute();
+      assert.equal((await account.api.put(`/workflows/${wf.id}`, { active: false })).status, 200);
+      const job = { userId: account.id, workflowId: wf.id, event: {}, trigger: "http" as const, hops: 0 };
+      await handleWorkflowRunJob(workflowDeps(app.sluice.services), job, { origin: `j:stranded${dialect}` });
+      const stranded = (await account.api.get(`/workflows/${wf.id}/runs/${id}`)).body.data;
+      assert.equal(stranded.status, "cancelled");
+      assert.deepEqual(
+        stranded.steps.map((s: any) => s.status),
+        ["skipped"],
+      );
     });
 
     it("a paused run holds no runner request: many runs pause at once and all resume", async () => {

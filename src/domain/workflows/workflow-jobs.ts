@@ -10,6 +10,7 @@ import { ensureErrorWorkflow } from "./error-workflow.js";
 import { errorWorkflowJobOf, runWorkflow, WORKFLOW_RUN_JOB, type WorkflowDeps, type WorkflowRunJob } from "./run-workflow.js";
 import { deliveryOrigin, jobOrigin, WORKFLOW_WAKE_JOB } from "./runs/run-jobs.js";
 import { wakeRun } from "./runs/wake-run.js";
+import { abandonRunOf } from "./runs/abandon-run.js";
 
 /** Called once by the composition root, before the queue starts. */
 export function registerWorkflowJobs(deps: WorkflowDeps): void {
@@ -34,7 +35,7 @@ export async function handleWorkflowRunJob(
     : job.workflowId
       ? await findWorkflow(deps.ctx, job.userId, job.workflowId)
       : undefined;
-  if (!workflow || workflow.active !== 1) return;
+  if (!workflow || workflow.active !== 1) return abandonRunOf(deps.ctx, from.origin);
   // The job completes in the transaction that pauses or ends the run (crash-safe).
   await withDeliveryHops(job.hops, () =>
     runWorkflow(deps, { workflow, event: job.event, trigger: job.trigger, origin: from.origin, inTransaction: from.complete }),
@@ -55,7 +56,8 @@ export interface WorkflowDelivery {
 /** A subscription delivered an event to a workflow: run it with that event (the dispatcher sets the hop count). */
 export async function handleWorkflowDelivery(deps: WorkflowDeps, delivery: WorkflowDelivery): Promise<void> {
   const workflow = await findWorkflow(deps.ctx, delivery.userId, delivery.listenerId);
-  if (!workflow || workflow.active !== 1) return;
+  if (!workflow || workflow.active !== 1)
+    return abandonRunOf(deps.ctx, delivery.deliveryId ? deliveryOrigin(delivery.deliveryId) : undefined);
   await runWorkflow(deps, {
     workflow,
     event: delivery.event,
