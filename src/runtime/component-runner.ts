@@ -25,7 +25,7 @@ import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
 import type { ServiceCallTable } from "./runner-calls.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
-import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
+import { checkWorkflowSteps, executeWorkflowStep } from "./workflow/workflow-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** The compiled runner: everything a runner process executes (src/runner). */
@@ -274,7 +274,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       if (problem) return problem;
       // A source's emit carries its event beside its meta; a workflow's emit is the payload.
       if (type === "execute") return emitsOverLimits((result as ChildExecuteResult).emits, (emit) => emit.event, bytes, limits);
-      if (type === "workflow.run") return emitsOverLimits((result as { emits: unknown[] }).emits, (emit) => emit, bytes, limits);
+      if (type === "workflow.step") return emitsOverLimits((result as { emits: unknown[] }).emits, (emit) => emit, bytes, limits);
       return undefined;
     },
     ...settings.pool,
@@ -346,7 +346,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     },
 
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
-    executeWorkflow: (request, options) => executeWorkflow({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
+    executeWorkflowStep: (request, options) =>
+      executeWorkflowStep({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
 
     async close() {
       await pool.close();

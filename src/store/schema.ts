@@ -76,6 +76,57 @@ export interface WorkflowsTable {
   trigger?: string | null;
 }
 
+export type RunStatus = "running" | "paused" | "succeeded" | "failed" | "cancelled";
+export type RunStepStatus = "succeeded" | "failed" | "skipped" | "paused" | "pending";
+
+export interface WorkflowRunsTable {
+  id: string;
+  user_id: string;
+  workflow_id: string;
+  origin: string | null;
+  driver: string | null;
+  driver_until: number | null;
+  status: RunStatus;
+  summary: string | null;
+  trigger_event: string; // JSON
+  trigger_kind: string;
+  context: string; // JSON RunContext
+  hops: number;
+  steps: string; // JSON, the workflow's steps when the run started
+  next_step: number;
+  wake_seq: number;
+  created_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+}
+
+export interface WorkflowRunStepsTable {
+  run_id: string;
+  position: number;
+  step_id: string;
+  name: string;
+  status: RunStepStatus;
+  started_at: number | null;
+  duration_ms: number | null;
+  exports: string | null; // JSON
+  return_value: string | null; // JSON
+  resume_data: string | null; // JSON
+  logs: string | null; // JSON [{level, message}]
+  error: string | null; // JSON {name, message, stack}
+  runs: number;
+  rerun_context: string | null; // JSON
+  callback_request: string | null; // JSON
+  flow: string | null; // JSON FlowRequest while paused
+}
+
+export interface WorkflowRunLinksTable {
+  hash: string;
+  run_id: string;
+  action: "resume" | "cancel";
+  wake_seq: number;
+  expires_at: number;
+}
+
 export interface ConnectedAccountsTable {
   id: string;
   user_id: string;
@@ -296,6 +347,9 @@ export interface Database {
   sources: SourcesTable;
   events: EventsTable;
   workflows: WorkflowsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_steps: WorkflowRunStepsTable;
+  workflow_run_links: WorkflowRunLinksTable;
   jobs: JobsTable;
   dead_jobs: DeadJobsTable;
   deliveries: DeliveriesTable;

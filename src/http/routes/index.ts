@@ -12,6 +12,7 @@ import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
 import { workflowEventRoutes } from "./workflow-events.js";
+import { workflowRunRoutes } from "./workflow-runs.js";
 import { workflowRoutes } from "./workflows.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -34,6 +35,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     workflowRoutes,
     workflowEventRoutes,
     dataStoreRoutes,
+    workflowRunRoutes,
   ]) {
     await app.register(routes, { services });
   }

@@ -1,4 +1,4 @@
-// What the service sends the runner to check or run a workflow's steps, and what comes back.
+// What the service sends the runner to check a workflow's steps or run one of them, and what comes back.
 // Plain data only: step code is evaluated in a runner child process, never in the service.
 import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
 
@@ -8,16 +8,34 @@ export interface WorkflowStepCode {
   code: string;
 }
 
-export interface WorkflowExecuteRequest {
+/** What a step's `$.flow.delay/suspend/rerun` return: the run's links, valid only if it pauses. */
+export interface RunLinks {
+  resume_url: string;
+  cancel_url: string;
+}
+
+/**
+ * One step of a run, executed on its own runner request: the service stores its result before
+ * it asks for the next (durable steps, docs/adr/0036-durable-workflow-runs-driven-step-by-step.md).
+ */
+export interface WorkflowStepRequest {
   userId: string;
   workflowId: string;
-  steps: WorkflowStepCode[];
-  /** The event that started the run: `steps.trigger.event`. */
-  event: unknown;
-  /** Exposed to steps as `steps.trigger.context`. */
+  step: WorkflowStepCode;
+  /** `steps` as the step sees it: `trigger` ({event, context}) and the results of the steps before it. */
+  steps: Record<string, unknown>;
+  /** `$.context`: the run's context, with `run: {runs, context?, callback_request?}` ($.flow.rerun). */
   context: Record<string, unknown>;
+  links: RunLinks;
   timeoutMs?: number;
 }
+
+/** What a step asked of the run through `$.flow`; the last call of a step wins. */
+export type FlowRequest =
+  | { kind: "exit"; reason: string }
+  | { kind: "delay"; ms: number }
+  | { kind: "suspend"; timeoutMs: number }
+  | { kind: "rerun"; delayMs: number; context: unknown; maxReruns: number };
 
 /** A step as the service hands it to a runner: its module, written into the account's module folder. */
 export interface PreparedStep {
@@ -32,19 +50,17 @@ export interface EmailRequest {
   text: string;
 }
 
-export interface WorkflowExecuteResult {
+export interface WorkflowStepResult {
   /** Payloads of `$send.emit` / `$.send.emit`, in call order. */
   emits: unknown[];
   logs: LogRecord[];
   emails: EmailRequest[];
-  /** Set when a step called `$.respond` (the first call only). */
+  /** Set when the step called `$.respond` (the first call only). */
   response?: HttpResponseRecord;
-  /** Per executed step: its return value and `$.export`ed values. */
-  stepResults: Array<{ id: string; name: string; returnValue: unknown; exports: Record<string, unknown> }>;
-  /** A step called `$.flow.exit()`. */
-  exited: boolean;
-  /** The step that failed or was running when the run was killed. */
-  failedStepId?: string;
+  returnValue?: unknown;
+  /** `$.export`ed values (`$summary` among them). */
+  exports: Record<string, unknown>;
+  flow?: FlowRequest;
   error?: ExecutionFailure;
   durationMs: number;
 }
