@@ -25,6 +25,7 @@ import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
 import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
+import { propOptions, reloadProps } from "./configure-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** The compiled runner: everything a runner process executes (src/runner). */
@@ -321,6 +322,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
         state: request.state,
         dir: request.dir,
         context: request.context,
+        ...(request.extraProps ? { extraProps: request.extraProps } : {}),
       };
       const onEvent = (event: unknown) => {
         const response = (event as { response?: HttpResponseRecord })?.response;
@@ -338,6 +340,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
+    reloadProps: (input) => reloadProps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
+    propOptions: (input) => propOptions({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
     executeWorkflow: (request, options) => executeWorkflow({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
 

@@ -3,6 +3,7 @@
 import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
+import { componentPropsRoutes } from "./component-props.js";
 import { deliveryRoutes } from "./deliveries.js";
 import { sourceEventRoutes } from "./source-events.js";
 import { sourceRoutes } from "./sources.js";
@@ -26,6 +27,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     deliveryRoutes,
     subscriptionRoutes,
     componentRoutes,
+    componentPropsRoutes,
     sourceRoutes,
     sourceEventRoutes,
     workflowRoutes,

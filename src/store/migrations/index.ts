@@ -16,6 +16,7 @@ import * as oauthRefreshLease from "./013-oauth-refresh-lease.js";
 import * as inboundEmail from "./014-inbound-email.js";
 import * as registryPackages from "./015-registry-packages.js";
 import * as deadJobs from "./016-dead-jobs.js";
+import * as dynamicProps from "./022-dynamic-props.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "014-inbound-email": inboundEmail,
   "015-registry-packages": registryPackages,
   "016-dead-jobs": deadJobs,
+  "022-dynamic-props": dynamicProps,
 };
