@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const DYNAMIC = `
 export default {
@@ -29,6 +30,7 @@ export default {
   },
   async run(event) {
     if (this.http) this.http.respond({ status: 200, body: { greeting: this.greeting, size: this.size, mode: this.mode } });
+    else this.$emit({ greeting: this.greeting, every: this.timer.intervalSeconds, timestamp: event.timestamp });
   },
 };
 `;
@@ -79,7 +81,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       const registryDir = await mkdtemp(join(tmpdir(), "sluice-registry-"));
       await writeFile(join(registryDir, "options-demo.mjs"), OPTIONS);
-      app = await startTestApp(dialect, { runTimeoutSeconds: 10, registryDir });
+      app = await startTestApp(dialect, { runTimeoutSeconds: 10, registryDir, minTimerSeconds: 1 });
       account = await app.newAccount();
     });
     after(() => app?.close());
@@ -126,6 +128,23 @@ for (const dialect of DIALECTS) {
       assert.equal(props.greeting, "from-b-mode+note", "mode changed: additionalProps() ran again");
       assert.deepEqual(props.timer, { cron: null, interval_seconds: 3600 });
       assert.equal(props.http, undefined);
+
+      // The timer additionalProps() gave runs the source on its schedule, with the props on `this`.
+      const fast = await account.api.put(`/sources/${id}`, {
+        component_id,
+        configured_props: { mode: "timer", note: "b", size: 1, timer: { intervalSeconds: 1 } },
+      });
+      assert.equal(fast.status, 200, fast.text);
+      assert.deepEqual(fast.body.data.configured_props.timer, { cron: null, interval_seconds: 1 });
+      const emitted = await waitFor(
+        async () => {
+          const events = await account.api.get(`/sources/${id}/event_summaries`);
+          return events.body.data?.find((summary: { event: { every?: number } }) => summary.event.every !== undefined);
+        },
+        { what: "an event of the timer additionalProps() added", timeoutMs: 30_000 },
+      );
+      assert.equal(emitted.event.greeting, "from-b-mode+note");
+      assert.equal(typeof emitted.event.timestamp, "number");
     });
 
     it("answers the props a form shows after a reload, and the options of a prop additionalProps() added", async () => {
