@@ -153,6 +153,7 @@ for (const dialect of DIALECTS) {
       const componentId = saved.body.data.id;
       const mode = saved.body.data.configurable_props.find((prop: { name: string }) => prop.name === "mode");
       assert.equal(mode.reloadProps, true);
+      assert.equal(saved.body.data.additional_props, true);
 
       const reloaded = await account.api.post(`/components/${componentId}/props/reload`, { configured_props: { mode: "timer" } });
       assert.equal(reloaded.status, 200, reloaded.text);
