@@ -21,12 +21,19 @@ export interface ExecutionEffects {
 
 export function componentThis(
   definition: Record<string, any>,
-  input: { props: Record<string, unknown>; context: { sourceId: string; endpointUrl?: string } },
+  input: {
+    props: Record<string, unknown>;
+    context: { sourceId: string; endpointUrl?: string };
+    /** Props additionalProps() gave this source: plain data, read like the component's own. */
+    extraProps?: Array<{ name: string }>;
+  },
   effects: ExecutionEffects,
 ): Record<string, any> {
   const self: Record<string, any> = {};
   const props = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
-  for (const [name, raw] of Object.entries(props)) {
+  const entries: Array<[string, unknown]> = Object.entries(props);
+  for (const extra of input.extraProps ?? []) if (!(extra.name in props)) entries.push([extra.name, extra]);
+  for (const [name, raw] of entries) {
     const spec = propSpec(raw);
     const configured = input.props[name];
     switch (spec.type) {
@@ -113,7 +120,7 @@ function httpInterface(endpoint: string | undefined, effects: ExecutionEffects) 
 }
 
 /** An app prop: its methods bound to an object holding `$auth` and the app's other fields. */
-function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
+export function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
   const app: Record<string, any> = {};
   for (const [name, value] of Object.entries(definition ?? {})) if (name !== "methods") app[name] = value;
   const auth = configured && typeof configured === "object" ? (configured as Record<string, any>).$auth : undefined;

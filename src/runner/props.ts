@@ -52,6 +52,11 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
     if (field === "options" && !Array.isArray(value)) continue;
     (prop as Record<string, unknown>)[field] = jsonSafe(value);
   }
+  // Pipedream's markers for a props form: a change reloads the props (additionalProps), the
+  // options come from code (POST …/props/{prop}/options), and whether they take a search query.
+  if (spec.reloadProps === true) prop.reloadProps = true;
+  if (typeof spec.options === "function") prop.remoteOptions = true;
+  if (spec.useQuery === true) prop.useQuery = true;
   if (type === "$.interface.timer") {
     const schedule = timerDefault(spec);
     if (schedule) prop.default = schedule;

@@ -7,6 +7,7 @@ export type {
   CodeOrigin,
   ComponentMetadata,
   ConfigurableProp,
+  ConfigureRequest,
   DirChanges,
   EmitRecord,
   ExecuteRequest,
@@ -15,11 +16,17 @@ export type {
   HttpResponseRecord,
   LogRecord,
   PackageEntry,
+  PropOptions,
+  PropOptionsRequest,
   RunLimits,
 } from "../runner/protocol/component-execution.js";
 import type {
   CodeOrigin,
   ComponentMetadata,
+  ConfigurableProp,
+  ConfigureRequest,
+  PropOptions,
+  PropOptionsRequest,
   ExecuteRequest,
   ExecuteResult,
   HttpResponseRecord,
@@ -29,6 +36,10 @@ import type { StepProblem, WorkflowStepCode, WorkflowStepRequest, WorkflowStepRe
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
   inspectComponent(input: { userId: string; code: string } & CodeOrigin): Promise<ComponentMetadata>;
+  /** The props additionalProps() adds for these configured values; a ServiceError VALIDATION when it fails. */
+  reloadProps(input: ConfigureRequest): Promise<ConfigurableProp[]>;
+  /** One page of a prop's options; NOT_FOUND for an unknown prop, VALIDATION (naming the prop) when options() fails. */
+  propOptions(input: PropOptionsRequest): Promise<PropOptions>;
   /**
    * Runs one entry point. Resolves (never rejects) for failures of user code, which come back
    * in `error`. `onResponse` fires as soon as the code calls this.http.respond, before the

@@ -26,6 +26,7 @@ import { checkRunEvent, resultChecks } from "./runner-results.js";
 import type { ServiceCallTable } from "./runner-calls.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
 import { checkWorkflowSteps, executeWorkflowStep } from "./workflow/workflow-runner.js";
+import { propOptions, reloadProps } from "./configure-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** The compiled runner: everything a runner process executes (src/runner). */
@@ -328,6 +329,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
         state: request.state,
         dir: request.dir,
         context: request.context,
+        ...(request.extraProps ? { extraProps: request.extraProps } : {}),
       };
       const onEvent = (event: unknown) => {
         const response = (event as { response?: HttpResponseRecord })?.response;
@@ -345,6 +347,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
+    reloadProps: (input) => reloadProps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
+    propOptions: (input) => propOptions({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
     executeWorkflowStep: (request, options) =>
       executeWorkflowStep({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),

@@ -80,11 +80,20 @@ const WorkflowStepResult = Type.Object({
 /** Events a runner may send while a request runs: an early HTTP answer. */
 const RunEvent = Type.Object({ response: Type.Optional(ResponseRecord) });
 
+const ConfigurableProps = Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), type: Type.String() }));
+
+const PropOptionsResult = Type.Union([
+  Type.Object({ options: Type.Array(Type.Unknown()), context: Type.Unknown() }),
+  Type.Object({ problem: Type.Union([Type.Literal("unknown-prop"), Type.Literal("no-options")]) }),
+]);
+
 export const checkRunEvent: ValueCheck = compileCheck(RunEvent);
 
 export const resultChecks: Record<string, ValueCheck> = {
   execute: compileCheck(ExecuteResult),
   inspect: compileCheck(InspectResult),
+  "props.reload": compileCheck(ConfigurableProps),
+  "props.options": compileCheck(PropOptionsResult),
   "workflow.check": compileCheck(StepProblems),
   "workflow.step": compileCheck(WorkflowStepResult),
 };

@@ -202,6 +202,8 @@ export interface SourcesTable {
   state: string; // JSON: $.service.db
   dedupe_state: string; // JSON
   run_lock_until: number | null;
+  /** JSON configurable_props the component's additionalProps() added for this source; NULL when it has none. */
+  dynamic_props: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -90,6 +90,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         state: locked.state,
         ...(files ? { dir: files } : {}),
         context: { sourceId: source.id, endpointUrl: endpointUrl(ctx, source.endpointKey) ?? undefined },
+        ...(source.extraProps.length > 0 ? { extraProps: source.extraProps } : {}),
         timeoutMs,
       },
       { onResponse: request.onResponse },

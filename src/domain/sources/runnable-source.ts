@@ -10,6 +10,7 @@ import { DB, DIR, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
 import { DATA_STORE } from "../data-stores/data-store-props.js";
 import { intervalSecondsOf } from "./timer-spec.js";
+import { parseDynamicProps, withDynamicProps } from "./dynamic-props.js";
 
 export type { RunnableSource };
 
@@ -51,6 +52,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
       "configured_props",
       "timer_interval_seconds",
       "timer_cron",
+      "dynamic_props",
     ])
     .where("id", "=", id)
     .executeTakeFirst();
@@ -58,7 +60,9 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     forgetSource(ctx, id);
     return undefined;
   }
-  const component = await componentOf(ctx, row.user_id, row.component_id);
+  const saved = await componentOf(ctx, row.user_id, row.component_id);
+  const extraProps = parseDynamicProps(row.dynamic_props);
+  const component = { ...saved, metadata: withDynamicProps(saved.metadata, row.dynamic_props) };
   let props: Record<string, unknown> = {};
   try {
     props = resolveProps(component.metadata, JSON.parse(row.configured_props), 0).values;
@@ -77,6 +81,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     files: component.files,
     package: component.package,
     metadata: component.metadata,
+    extraProps,
     props: withAuth.props,
     oauthProps: withAuth.oauthProps,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),

@@ -27,6 +27,7 @@ const Component = Type.Object({
   name: Type.String(),
   version: Type.String(),
   configurable_props: Type.Array(ConfigurableProp),
+  additional_props: Type.Boolean({ description: "whether additionalProps() adds props: POST /components/{id}/props/reload lists them" }),
   component_url: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),

@@ -4,6 +4,7 @@ import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
 import { dataStoreRoutes } from "./data-stores.js";
+import { componentPropsRoutes } from "./component-props.js";
 import { deliveryRoutes } from "./deliveries.js";
 import { oauthConnectRoutes } from "./oauth-connect.js";
 import { sourceEventRoutes } from "./source-events.js";
@@ -30,6 +31,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     deliveryRoutes,
     subscriptionRoutes,
     componentRoutes,
+    componentPropsRoutes,
     sourceRoutes,
     sourceEventRoutes,
     workflowRoutes,

@@ -20,6 +20,7 @@ import * as workflowRuns from "./017-workflow-runs.js";
 import * as dataStores from "./018-data-stores.js";
 import * as workflowTriggers from "./019-workflow-triggers.js";
 import * as oauthApps from "./021-oauth-apps.js";
+import * as dynamicProps from "./022-dynamic-props.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "018-data-stores": dataStores,
   "019-workflow-triggers": workflowTriggers,
   "021-oauth-apps": oauthApps,
+  "022-dynamic-props": dynamicProps,
 };
