@@ -107,7 +107,7 @@ function httpInterface(endpoint: string | undefined, effects: ExecutionEffects) 
 }
 
 /** An app prop: its methods bound to an object holding `$auth` and the app's other fields. */
-function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
+export function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
   const app: Record<string, any> = {};
   for (const [name, value] of Object.entries(definition ?? {})) if (name !== "methods") app[name] = value;
   const auth = configured && typeof configured === "object" ? (configured as Record<string, any>).$auth : undefined;

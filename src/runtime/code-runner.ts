@@ -28,7 +28,8 @@ import type {
   StepProblem,
   WorkflowExecuteRequest,
   WorkflowExecuteResult,
-  WorkflowStepCode,
+  RunnableStep,
+  StepsCheck,
 } from "../runner/protocol/workflow-execution.js";
 
 export interface CodeRunner {
@@ -41,7 +42,7 @@ export interface CodeRunner {
    */
   execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
   /** Workflows (src/runtime/workflow): checks step code at save time (problems, not throws). */
-  checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
+  checkWorkflowSteps(input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck>;
   /** Runs a workflow's steps in order; like execute(), resolves for failures of user code. */
   executeWorkflow(
     request: WorkflowExecuteRequest,

@@ -58,6 +58,10 @@ const InspectResult = Type.Object({
 });
 
 const StepProblems = Type.Array(Type.Object({ stepId: Type.String(), stepName: Type.String(), message: Type.String() }));
+const StepsCheck = Type.Object({
+  problems: StepProblems,
+  props: Type.Record(Type.String(), Type.Array(Type.Object({ name: Type.String(), type: Type.String() }))),
+});
 
 const WorkflowRunResult = Type.Object({
   emits: Type.Array(Type.Unknown()),
@@ -85,6 +89,6 @@ export const checkRunEvent: ValueCheck = compileCheck(RunEvent);
 export const resultChecks: Record<string, ValueCheck> = {
   execute: compileCheck(ExecuteResult),
   inspect: compileCheck(InspectResult),
-  "workflow.check": compileCheck(StepProblems),
+  "workflow.check": compileCheck(StepsCheck),
   "workflow.run": compileCheck(WorkflowRunResult),
 };

@@ -4,7 +4,8 @@ import type { Actor, Ctx } from "../context.js";
 import { invalid, notFound } from "../../lib/errors.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { newDeploymentId, validateWorkflowName } from "./create-workflow.js";
-import { assertStepsRunnable, normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { checkedSteps } from "./step-input.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { parseSteps, workflowView, type WorkflowView } from "./workflow-view.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
@@ -45,8 +46,7 @@ export async function updateWorkflow({
   if (next.name !== current.name) await assertNameFree(ctx.db, "workflows", actor.userId, next.name, id);
   if (input.active !== undefined) next.active = input.active ? 1 : 0;
   if (input.steps !== undefined) {
-    const steps = normalizeSteps(input.steps, parseSteps(current));
-    await assertStepsRunnable(runner, actor.userId, steps);
+    const steps = await checkedSteps({ ctx, runner, actor, steps: normalizeSteps(input.steps, parseSteps(current)) });
     next.steps = JSON.stringify(steps);
     next.custom_response = usesCustomResponse(steps) ? 1 : 0;
     next.deployment_id = newDeploymentId();

@@ -13,6 +13,7 @@ import { currentDeliveryHops, MAX_DELIVERY_HOPS } from "../deliveries/hops.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import { runContext, workflowErrorEvent, type RunContext, type TriggerKind } from "./run-context.js";
 import { parseSteps } from "./workflow-view.js";
+import { executeStoredSteps } from "./runnable-steps.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { quotaExceeded } from "../usage/quota.js";
 import { chargedEvenIfStoringFails } from "../usage/charge-execution.js";
@@ -58,7 +59,9 @@ export async function runWorkflow(
   // skipped and reported on $errors, like scheduled source runs.
   const overQuota = input.trigger === "http" ? undefined : await quotaExceeded(ctx, workflow.user_id);
   if (overQuota) return skipOverQuota(ctx, workflow, input, context, overQuota, steps[0]?.id ?? "");
-  const result = await deps.runner.executeWorkflow(
+  const result = await executeStoredSteps(
+    ctx,
+    deps.runner,
     {
       userId: workflow.user_id,
       workflowId: workflow.id,

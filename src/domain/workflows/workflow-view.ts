@@ -2,11 +2,12 @@ import type { Config } from "../../config.js";
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
+import { stepView, type StepView } from "./step-view.js";
 
 export interface WorkflowView {
   id: string;
   name: string;
-  steps: WorkflowStepCode[];
+  steps: StepView[];
   active: boolean;
   endpoint_url: string;
   /** True for the account's global error workflow (error-workflow.ts). */
@@ -27,7 +28,7 @@ export function workflowView(config: Config, row: WorkflowsTable): WorkflowView 
   return {
     id: row.id,
     name: row.name,
-    steps: parseSteps(row),
+    steps: parseSteps(row).map(stepView),
     active: row.active === 1,
     endpoint_url: endpointUrl(config, row.endpoint_key),
     global_error_workflow: row.is_error_workflow === 1,

@@ -1,17 +1,38 @@
 // What the service sends the runner to check or run a workflow's steps, and what comes back.
 // Plain data only: step code is evaluated in a runner child process, never in the service.
 import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
+import type { CodeOrigin, ConfigurableProp } from "./component-execution.js";
 
+/**
+ * A stored step. A code step has `code`; an action step names its published component by
+ * `action` (registry key, with the `version` it was saved at) or `component_id`, and the
+ * service loads it by `componentRef` (the `sc_` id chosen at save). `props` are the configured
+ * values, app props as {authProvisionId}. Steps stored before actions existed have no `type`.
+ */
 export interface WorkflowStepCode {
   id: string;
   name: string;
+  type?: "code" | "action";
+  code?: string;
+  action?: string;
+  component_id?: string;
+  version?: string;
+  componentRef?: string;
+  props?: Record<string, unknown>;
+}
+
+/** A step as a run needs it: its module's code and origin, and its prop values (app props as {$auth}). */
+export interface RunnableStep extends CodeOrigin {
+  id: string;
+  name: string;
   code: string;
+  props?: Record<string, unknown>;
 }
 
 export interface WorkflowExecuteRequest {
   userId: string;
   workflowId: string;
-  steps: WorkflowStepCode[];
+  steps: RunnableStep[];
   /** The event that started the run: `steps.trigger.event`. */
   event: unknown;
   /** Exposed to steps as `steps.trigger.context`. */
@@ -24,6 +45,8 @@ export interface PreparedStep {
   id: string;
   name: string;
   entryPath: string;
+  /** Configured prop values: `this.<prop>` (app props as {$auth}). */
+  props?: Record<string, unknown>;
 }
 
 /** An e-mail a step asked for with `$.send.email`; the service sends it to the account owner. */
@@ -47,6 +70,12 @@ export interface WorkflowExecuteResult {
   failedStepId?: string;
   error?: ExecutionFailure;
   durationMs: number;
+}
+
+/** What checking steps at save yields: their problems, and the props each step's module declares. */
+export interface StepsCheck {
+  problems: StepProblem[];
+  props: Record<string, ConfigurableProp[]>;
 }
 
 /** A step that is not a module with a default export holding `run`. */

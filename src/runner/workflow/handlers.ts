@@ -1,12 +1,13 @@
 // Runner-side handlers for workflows, added to the runner's handler table (../handlers.ts):
-// "workflow.check" checks step modules at save time, "workflow.run" runs a workflow's steps.
+// "workflow.check" checks step modules and lists their props at save time, "workflow.run" runs a workflow's steps.
 // Step modules were written by the service into the account's module folder, like components.
 import { pathToFileURL } from "node:url";
 import { captureLogs } from "../console-capture.js";
 import type { HandlerTools } from "../protocol/messages.js";
 import type { LogRecord } from "../protocol/component-execution.js";
-import type { PreparedStep, StepProblem } from "../protocol/workflow-execution.js";
-import { checkSteps, runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
+import type { PreparedStep, StepsCheck } from "../protocol/workflow-execution.js";
+import { inspectSteps } from "./inspect-steps.js";
+import { runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
 
 function host(tools?: HandlerTools): StepHost<PreparedStep> {
   return {
@@ -16,8 +17,8 @@ function host(tools?: HandlerTools): StepHost<PreparedStep> {
   };
 }
 
-export async function workflowCheck(payload: { steps: PreparedStep[] }): Promise<StepProblem[]> {
-  return checkSteps(payload.steps, host());
+export async function workflowCheck(payload: { steps: PreparedStep[] }): Promise<StepsCheck> {
+  return inspectSteps(payload.steps, host());
 }
 
 export async function workflowRun(

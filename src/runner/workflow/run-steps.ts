@@ -5,11 +5,14 @@ import type { EmailRequest, StepProblem, WorkflowExecuteResult } from "../protoc
 import { toResponseRecord } from "../response-record.js";
 import { cleanStack } from "../clean-stack.js";
 import { emitBudget, RUN_LIMITS } from "../run-limits.js";
+import { stepThis } from "./step-component.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {
   id: string;
   name: string;
+  /** Configured prop values (step-component.ts binds them to `this`). */
+  props?: Record<string, unknown>;
 }
 
 export interface StepHost<S extends StepRef> {
@@ -104,7 +107,7 @@ export async function runSteps<S extends StepRef>(
       try {
         const definition = stepDefinition(await host.load(step)) as { run?: (arg: unknown) => unknown } | undefined;
         if (typeof definition?.run !== "function") throw new TypeError(`step "${step.name}" has no run({ steps, $ }) method`);
-        const returnValue = await definition.run.call(definition, { steps, $ });
+        const returnValue = await definition.run.call(stepThis(definition, step.props), { steps, $ });
         steps[step.name] = { ...exports, $return_value: returnValue };
         stepResults.push({
           id: step.id,
