@@ -169,6 +169,24 @@ for (const dialect of DIALECTS) {
       assert.equal(event.file, "file at /report.txt");
     });
 
+    it("an action's ConfigurationError (@pipedream/platform) ends the run on $errors, naming the step", async () => {
+      const created = await account.api.post("/workflows", {
+        steps: [{ name: "pick", action: "helper_functions-random-item-from-list", props: { list: ["only"], quantity: 2 } }],
+      });
+      assert.equal(created.status, 200, created.text);
+      await request(created.body.data.endpoint_url, "POST", "", { json: {} });
+      const error = await waitFor(
+        async () => {
+          const res = await account.api.get(`/workflows/${created.body.data.id}/event_summaries`, { event_name: "$errors" });
+          return res.body.data[0]?.event.error;
+        },
+        { what: "the run's error", timeoutMs: 30_000 },
+      );
+      assert.equal(error.code, "ConfigurationError");
+      assert.equal(error.cellId, created.body.data.steps[0].id);
+      assert.match(error.stack, /Quantity must be smaller than the list size/);
+    });
+
     it("refuses an unknown action, an unknown version and bad props with a 400 naming the step and the prop", async () => {
       const cases: Array<[unknown, RegExp]> = [
         [{ action: "helper_functions-nope" }, /step "s".*no published action "helper_functions-nope"/],
@@ -176,6 +194,10 @@ for (const dialect of DIALECTS) {
         [{ action: "helper_functions-base64-decode-string" }, /step "s": props\.data is required/],
         [{ action: "helper_functions-base64-decode-string", props: { data: 5 } }, /step "s": props\.data must be a string/],
         [{ action: "helper_functions-xml-to-json", props: { input: "<a/>", spaces: "two" } }, /step "s": props\.spaces must be an integer/],
+        [
+          { action: "helper_functions-random-item-from-list", props: { list: "a,b" } },
+          /step "s": props\.list must be an array of string values/,
+        ],
         [{ action: "helper_functions-xml-to-json", code: "x" }, /exactly one of code, action or component_id/],
       ];
       for (const [step, message] of cases) {

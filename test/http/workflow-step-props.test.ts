@@ -140,6 +140,12 @@ for (const dialect of DIALECTS) {
       });
       const shown = await account.api.get(`/workflows/${wf.id}`);
       assert.ok(!shown.text.includes("inline-secret"));
+
+      // The account an inline $auth made goes with its workflow; one connected on its own stays.
+      const accountIds = async () => (await account.api.get("/users/me/accounts", { limit: 100 })).body.data.map((a: any) => a.id);
+      assert.ok((await accountIds()).includes(step.props.demo.authProvisionId));
+      assert.equal((await account.api.delete(`/workflows/${wf.id}`)).status, 204);
+      assert.ok(!(await accountIds()).includes(step.props.demo.authProvisionId));
     });
 
     it("a connected account by authProvisionId; an expired OAuth token is refreshed before the run", async () => {

@@ -5,10 +5,9 @@
 // and listening are refused in every mode. Names resolve from /etc/hosts (localhost) or through
 // a lookup injected into the proxy, so nothing is sent beyond loopback.
 import assert from "node:assert/strict";
-import { certificate } from "../helpers/tls-certificate.js";
 import { execFileSync } from "node:child_process";
 import dgram from "node:dgram";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import https from "node:https";
@@ -17,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { egressSettings } from "../../src/runner/egress/egress.js";
+import { certificate } from "../helpers/tls-certificate.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { fakeLookup, fakeResolver, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
