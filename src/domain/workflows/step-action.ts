@@ -27,7 +27,7 @@ async function ownComponent(ctx: Ctx, actor: Actor, id: string, where: string): 
   } catch (error) {
     if (!(error instanceof ServiceError && error.code === "NOT_FOUND")) throw error;
   }
-  throw invalid(`${where}.component_id names no component of this account: ${id}`);
+  throw invalid(`${where}: component_id names no component of this account: ${id}`);
 }
 
 async function publishedAction(ctx: Ctx, key: string, version: string | undefined, where: string): Promise<SavedComponent> {
@@ -35,7 +35,7 @@ async function publishedAction(ctx: Ctx, key: string, version: string | undefine
     try {
       return await findPublishedComponent({ ctx, key });
     } catch (error) {
-      if (error instanceof ServiceError && error.code === "NOT_FOUND") throw invalid(`${where}.action: no published action "${key}"`);
+      if (error instanceof ServiceError && error.code === "NOT_FOUND") throw invalid(`${where}: no published action "${key}"`);
       throw error;
     }
   }
@@ -50,7 +50,7 @@ async function publishedAction(ctx: Ctx, key: string, version: string | undefine
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
-  if (!row) throw invalid(`${where}.version: no published action "${key}" at version ${version}`);
+  if (!row) throw invalid(`${where}: no published action "${key}" at version ${version}`);
   return componentFromRow(row);
 }
 

@@ -19,10 +19,10 @@ export async function checkedSteps(input: {
   const { ctx, actor } = input;
   const declared: Record<string, ConfigurableProp[]> = await assertStepsRunnable(input.runner, actor.userId, input.steps);
   const out: WorkflowStepCode[] = [];
-  for (const [index, step] of input.steps.entries()) {
+  for (const step of input.steps) {
     const next: WorkflowStepCode = { ...step };
     if (step.type === "action") {
-      const component = await actionComponent(ctx, actor, step, `steps[${index}] (step "${step.name}")`);
+      const component = await actionComponent(ctx, actor, step, `step "${step.name}"`);
       next.componentRef = component.id;
       if (step.action !== undefined) next.version = component.version;
       declared[step.id] = component.metadata.configurable_props;
