@@ -230,6 +230,22 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(event.act.inputs, [40, 1]);
       assert.equal(event.act.$summary, "added 40 and 1");
 
+      // By key, as `sluice publish` leaves it: the account's own component comes before the registry's.
+      const byKey = await account.api.post("/workflows", {
+        steps: [
+          { name: "act", action: "my-add", props: { a: 1, b: 2 } },
+          { name: "report", code: REPORT },
+        ],
+      });
+      assert.equal(byKey.status, 200, byKey.text);
+      assert.equal(byKey.body.data.steps[0].version, "0.1.0");
+      assert.equal((await runOnce(byKey.body.data)).act.$return_value, 3);
+      const wrongVersion = await account.api.post("/workflows", {
+        steps: [{ name: "act", action: "my-add", version: "2.0.0", props: { a: 1 } }],
+      });
+      assert.equal(wrongVersion.status, 400);
+      assert.match(wrongVersion.body.error, /step "act": no published action "my-add" at version 2\.0\.0/);
+
       const missing = await account.api.post("/workflows", { steps: [{ name: "act", component_id: saved.body.data.id }] });
       assert.equal(missing.status, 400);
       assert.match(missing.body.error, /step "act": props\.a is required/);
