@@ -25,11 +25,10 @@ import type {
   HttpResponseRecord,
 } from "../runner/protocol/component-execution.js";
 import type {
-  StepProblem,
-  WorkflowExecuteRequest,
-  WorkflowExecuteResult,
   RunnableStep,
   StepsCheck,
+  WorkflowExecuteRequest,
+  WorkflowExecuteResult,
 } from "../runner/protocol/workflow-execution.js";
 
 export interface CodeRunner {
