@@ -178,6 +178,39 @@ for (const dialect of DIALECTS) {
       assert.equal(tokens.requests[0]!.form.refresh_token, "refresh-1");
     });
 
+    it("a refused OAuth refresh fails the run at that step, on $errors, without running it", async () => {
+      const connected = await account.api.post("/accounts", {
+        app: "demo",
+        credentials: {
+          oauth_access_token: "stale-access",
+          oauth_refresh_token: "refresh-refused",
+          oauth_token_url: tokens.url,
+          oauth_expires_at: nowSeconds() - 10,
+        },
+      });
+      assert.equal(connected.status, 200, connected.text);
+      tokens.answer = () => ({ status: 400, body: { error: "invalid_grant" } });
+      const created = await account.api.post("/workflows", {
+        steps: [
+          { name: "report", code: REPORT },
+          greetStep({ demo: { authProvisionId: connected.body.data.id }, greeting: "yo", color: "red" }),
+        ],
+      });
+      assert.equal(created.status, 200, created.text);
+      const wf = created.body.data;
+      await request(wf.endpoint_url, "POST", "", { json: {} });
+      const error = await waitFor(
+        async () => (await account.api.get(`/workflows/${wf.id}/event_summaries`, { event_name: "$errors" })).body.data[0]?.event.error,
+        { what: "the run's error", timeoutMs: 30_000 },
+      );
+      assert.equal(error.code, "OAuthRefreshError");
+      assert.equal(error.cellId, wf.steps[1].id);
+      assert.match(error.stack, /step "greet".*invalid_grant/);
+      assert.ok(!JSON.stringify(error).includes("refresh-refused"));
+      const emitted = await account.api.get(`/workflows/${wf.id}/event_summaries`);
+      assert.equal(emitted.body.data.length, 0, "no step ran");
+    });
+
     it("refuses bad prop values with a 400 that names the step and the prop", async () => {
       const stranger = await app.newAccount();
       const theirs = await stranger.api.post("/accounts", { app: "demo", credentials: { api_key: "theirs" } });
