@@ -31,7 +31,7 @@ import type {
   ExecuteResult,
   HttpResponseRecord,
 } from "../runner/protocol/component-execution.js";
-import type { StepProblem, WorkflowStepCode, WorkflowStepRequest, WorkflowStepResult } from "../runner/protocol/workflow-execution.js";
+import type { RunnableStep, StepsCheck, WorkflowStepRequest, WorkflowStepResult } from "../runner/protocol/workflow-execution.js";
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
@@ -47,7 +47,7 @@ export interface CodeRunner {
    */
   execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
   /** Workflows (src/runtime/workflow): checks step code at save time (problems, not throws). */
-  checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
+  checkWorkflowSteps(input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck>;
   /** Runs one step of a workflow run; like execute(), resolves for failures of user code. */
   executeWorkflowStep(
     request: WorkflowStepRequest,

@@ -58,6 +58,10 @@ const InspectResult = Type.Object({
 });
 
 const StepProblems = Type.Array(Type.Object({ stepId: Type.String(), stepName: Type.String(), message: Type.String() }));
+const StepsCheck = Type.Object({
+  problems: StepProblems,
+  props: Type.Record(Type.String(), Type.Array(Type.Object({ name: Type.String(), type: Type.String() }))),
+});
 
 const FlowRequest = Type.Union([
   Type.Object({ kind: Type.Literal("exit"), reason: Type.String() }),
@@ -94,6 +98,6 @@ export const resultChecks: Record<string, ValueCheck> = {
   inspect: compileCheck(InspectResult),
   "props.reload": compileCheck(ConfigurableProps),
   "props.options": compileCheck(PropOptionsResult),
-  "workflow.check": compileCheck(StepProblems),
+  "workflow.check": compileCheck(StepsCheck),
   "workflow.step": compileCheck(WorkflowStepResult),
 };

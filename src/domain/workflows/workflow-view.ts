@@ -3,12 +3,13 @@ import { toUnixSeconds } from "../../lib/clock.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
 import { triggerView, type TriggerView } from "./triggers/trigger-view.js";
+import { stepView, type StepView } from "./step-view.js";
 
 export interface WorkflowView {
   id: string;
   name: string;
   trigger: TriggerView;
-  steps: WorkflowStepCode[];
+  steps: StepView[];
   active: boolean;
   endpoint_url: string;
   /** True for the account's global error workflow (error-workflow.ts). */
@@ -30,7 +31,7 @@ export function workflowView(config: Config, row: WorkflowsTable): WorkflowView 
     id: row.id,
     name: row.name,
     trigger: triggerView(config, row.trigger, endpointUrl(config, row.endpoint_key)),
-    steps: parseSteps(row),
+    steps: parseSteps(row).map(stepView),
     active: row.active === 1,
     endpoint_url: endpointUrl(config, row.endpoint_key),
     global_error_workflow: row.is_error_workflow === 1,

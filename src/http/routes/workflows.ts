@@ -16,10 +16,33 @@ const StepInput = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "keep a step's id when changing a workflow" })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "steps.<name> in later steps; step_<n> when absent" })),
-    code: Type.String({ minLength: 1, description: "a module whose default export has async run({ steps, $ })" }),
+    code: Type.Optional(
+      Type.String({ minLength: 1, description: "a module whose default export has async run({ steps, $ }) and may declare props" }),
+    ),
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "a published action's registry key" })),
+    version: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "the action's version; the newest recorded when absent" }),
+    ),
+    component_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "an action the account saved (sc_…)" })),
+    props: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'configured prop values: app props {"authProvisionId": "apn_…"} (or an inline {"$auth": {…}}), data stores {"dataStoreId": "ds_…"}',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+const StepView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  type: Type.Union([Type.Literal("code"), Type.Literal("action")]),
+  code: Type.Optional(Type.String()),
+  action: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  component_id: Type.Optional(Type.String()),
+  props: Type.Record(Type.String(), Type.Unknown()),
+});
 const Steps = Type.Array(StepInput, { minItems: 1, maxItems: 50 });
 const Name = Type.String({ minLength: 1, maxLength: 256 });
 
@@ -27,7 +50,7 @@ const Workflow = Type.Object({
   id: Type.String(),
   name: Type.String(),
   trigger: Trigger,
-  steps: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), code: Type.String() })),
+  steps: Type.Array(StepView),
   active: Type.Boolean(),
   endpoint_url: Type.String(),
   global_error_workflow: Type.Boolean(),
@@ -46,7 +69,7 @@ export const workflowRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "Create a workflow from code steps",
+        summary: "Create a workflow from code steps and actions",
         querystring: ProjectionQuery,
         body: Type.Object(
           {

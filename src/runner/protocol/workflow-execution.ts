@@ -1,11 +1,32 @@
 // What the service sends the runner to check a workflow's steps or run one of them, and what comes back.
 // Plain data only: step code is evaluated in a runner child process, never in the service.
 import type { ExecutionFailure, HttpResponseRecord, LogRecord } from "./execution-records.js";
+import type { CodeOrigin, ConfigurableProp } from "./component-execution.js";
 
+/**
+ * A stored step. A code step has `code`; an action step names its published component by
+ * `action` (registry key, with the `version` it was saved at) or `component_id`, and the
+ * service loads it by `componentRef` (the `sc_` id chosen at save). `props` are the configured
+ * values, app props as {authProvisionId}. Steps stored before actions existed have no `type`.
+ */
 export interface WorkflowStepCode {
   id: string;
   name: string;
+  type?: "code" | "action";
+  code?: string;
+  action?: string;
+  component_id?: string;
+  version?: string;
+  componentRef?: string;
+  props?: Record<string, unknown>;
+}
+
+/** A step as a run needs it: its module's code and origin, and its prop values (app props as {$auth}). */
+export interface RunnableStep extends CodeOrigin {
+  id: string;
+  name: string;
   code: string;
+  props?: Record<string, unknown>;
 }
 
 /** What a step's `$.flow.delay/suspend/rerun` return: the run's links, valid only if it pauses. */
@@ -21,7 +42,8 @@ export interface RunLinks {
 export interface WorkflowStepRequest {
   userId: string;
   workflowId: string;
-  step: WorkflowStepCode;
+  /** The step, resolved by the service (an action's module, app props with their $auth). */
+  step: RunnableStep;
   /** `steps` as the step sees it: `trigger` ({event, context}) and the results of the steps before it. */
   steps: Record<string, unknown>;
   /** `$.context`: the run's context, with `run: {runs, context?, callback_request?}` ($.flow.rerun). */
@@ -42,6 +64,8 @@ export interface PreparedStep {
   id: string;
   name: string;
   entryPath: string;
+  /** Configured prop values: `this.<prop>` (app props as {$auth}). */
+  props?: Record<string, unknown>;
 }
 
 /** An e-mail a step asked for with `$.send.email`; the service sends it to the account owner. */
@@ -63,6 +87,12 @@ export interface WorkflowStepResult {
   flow?: FlowRequest;
   error?: ExecutionFailure;
   durationMs: number;
+}
+
+/** What checking steps at save yields: their problems, and the props each step's module declares. */
+export interface StepsCheck {
+  problems: StepProblem[];
+  props: Record<string, ConfigurableProp[]>;
 }
 
 /** A step that is not a module with a default export holding `run`. */

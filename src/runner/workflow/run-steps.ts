@@ -4,11 +4,14 @@
 import type { ExecutionFailure, HttpResponseRecord } from "../protocol/component-execution.js";
 import type { StepProblem } from "../protocol/workflow-execution.js";
 import { cleanStack } from "../clean-stack.js";
+import type { CallService } from "../data-store-prop.js";
 
 /** What the runner gives the step executor: its module loader and a way to answer early. */
 export interface StepRef {
   id: string;
   name: string;
+  /** Configured prop values (step-component.ts binds them to `this`). */
+  props?: Record<string, unknown>;
 }
 
 export interface StepHost<S extends StepRef> {
@@ -16,6 +19,8 @@ export interface StepHost<S extends StepRef> {
   load(step: S): Promise<unknown>;
   /** Forwards `$.respond` to the service at once, before the run ends. */
   respond(response: HttpResponseRecord): void;
+  /** Asks the service during the step (data store props); absent while steps are only checked. */
+  callService?: CallService;
 }
 
 /** The object holding `run`, whether the module used `export default` or `module.exports`. */

@@ -7,8 +7,8 @@ import type { ModuleStore } from "../modules/module-store.js";
 import type { ProcessPool } from "../process-pool.js";
 import type {
   PreparedStep,
-  StepProblem,
-  WorkflowStepCode,
+  RunnableStep,
+  StepsCheck,
   WorkflowStepRequest,
   WorkflowStepResult,
 } from "../../runner/protocol/workflow-execution.js";
@@ -20,13 +20,15 @@ export interface WorkflowRunnerDeps {
   timeoutMs: number;
 }
 
-type Prepared = { ok: true; steps: PreparedStep[] } | { ok: false; step: WorkflowStepCode; message: string };
+type Prepared = { ok: true; steps: PreparedStep[] } | { ok: false; step: RunnableStep; message: string };
 
-async function prepareSteps(modules: ModuleStore, userId: string, steps: WorkflowStepCode[]): Promise<Prepared> {
+async function prepareSteps(modules: ModuleStore, userId: string, steps: RunnableStep[]): Promise<Prepared> {
   const prepared: PreparedStep[] = [];
   for (const step of steps) {
     try {
-      prepared.push({ id: step.id, name: step.name, entryPath: await modules.prepare({ userId, code: step.code }) });
+      // An action's module comes with its origin (registry package, URL, files), as a source's does.
+      const { id, name, props, ...module } = step;
+      prepared.push({ id, name, entryPath: await modules.prepare({ userId, ...module }), ...(props ? { props } : {}) });
     } catch (error) {
       // A package that cannot be had or an import that cannot be resolved: bad code, not a fault.
       if (error instanceof ServiceError && error.code === "VALIDATION") return { ok: false, step, message: error.message };
@@ -36,20 +38,20 @@ async function prepareSteps(modules: ModuleStore, userId: string, steps: Workflo
   return { ok: true, steps: prepared };
 }
 
-export async function checkWorkflowSteps(
-  deps: WorkflowRunnerDeps,
-  input: { userId: string; steps: WorkflowStepCode[] },
-): Promise<StepProblem[]> {
+export async function checkWorkflowSteps(deps: WorkflowRunnerDeps, input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck> {
   const prepared = await prepareSteps(deps.modules, input.userId, input.steps);
-  if (!prepared.ok) return [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }];
+  if (!prepared.ok) return { problems: [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }], props: {} };
   const outcome = await deps.pool.run(
     input.userId,
     { type: "workflow.check", payload: { steps: prepared.steps } },
     { timeoutMs: deps.timeoutMs },
   );
-  if (outcome.ok) return outcome.result as StepProblem[];
+  if (outcome.ok) return outcome.result as StepsCheck;
   const first = input.steps[0]!;
-  return [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }];
+  return {
+    problems: [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }],
+    props: {},
+  };
 }
 
 export async function executeWorkflowStep(

@@ -10,6 +10,7 @@ import type { WorkflowStepResult } from "../../../runner/protocol/workflow-execu
 import { withDeliveryHops } from "../../deliveries/hops.js";
 import type { RunDeps } from "./run-deps.js";
 import { issueRunLinks } from "./run-links.js";
+import { runnableStep } from "../runnable-steps.js";
 import { loadStepRows, runSteps, stepsState, toJson } from "./run-state.js";
 import { sendEmails } from "./send-emails.js";
 import { RunTakenOver, storeStep, type ErrorWorkflowJob, type StepDecision } from "./store-step.js";
@@ -52,25 +53,29 @@ async function drive(deps: RunDeps, run: WorkflowRunsTable, options: DriveOption
     const issued = issueRunLinks(ctx.config.publicUrl);
     const startedAt = ctx.clock.now();
     const context = JSON.parse(run.context) as Record<string, unknown>;
-    const result = await deps.runner.executeWorkflowStep(
-      {
-        userId: run.user_id,
-        workflowId: run.workflow_id,
-        step,
-        steps: stepsState(run, rows, position),
-        context: {
-          ...context,
-          run: {
-            runs,
-            context: prior ? JSON.parse(prior.rerun_context ?? "null") : null,
-            callback_request: fromText(prior?.callback_request),
-          },
-        },
-        links: issued.links,
-        timeoutMs: ctx.config.runTimeoutSeconds * 1000,
-      },
-      { onResponse: options.onResponse },
-    );
+    const resolved = await runnableStep(ctx, run.user_id, step);
+    const result: WorkflowStepResult =
+      "failure" in resolved
+        ? { emits: [], logs: [], emails: [], exports: {}, error: resolved.failure, durationMs: 0 }
+        : await deps.runner.executeWorkflowStep(
+            {
+              userId: run.user_id,
+              workflowId: run.workflow_id,
+              step: resolved.step,
+              steps: stepsState(run, rows, position),
+              context: {
+                ...context,
+                run: {
+                  runs,
+                  context: prior ? JSON.parse(prior.rerun_context ?? "null") : null,
+                  callback_request: fromText(prior?.callback_request),
+                },
+              },
+              links: issued.links,
+              timeoutMs: ctx.config.runTimeoutSeconds * 1000,
+            },
+            { onResponse: options.onResponse },
+          );
     outcome.response ??= result.response;
     if (result.error) outcome.error = result.error;
     // A pause counts from the step's end.
