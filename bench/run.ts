@@ -8,6 +8,7 @@ import { runEgressProxyBench } from "./egress-proxy.js";
 import { runEndToEndBench } from "./end-to-end.js";
 import { runIngestBench } from "./ingest.js";
 import { runTimerBench } from "./timers.js";
+import { runWorkflowBench } from "./workflows.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
 import { repoRoot } from "./lib/paths.js";
 
@@ -98,6 +99,15 @@ async function main(): Promise<void> {
   results.timers = timers;
   console.log(
     `${"timer drift".padEnd(34)} p50 ${timers.p50Ms} ms  p99 ${timers.p99Ms} ms  max ${timers.maxMs} ms over ${timers.fired} runs of ${timers.sources} sources every ${timers.intervalSeconds} s (first runs p99 ${timers.firstRuns.p99Ms} ms, later runs p99 ${timers.laterRuns.p99Ms} ms); missed ${timers.missed}, double-fired ${timers.doubleFired} (target p99 ≤ 1,000 ms)`,
+  );
+
+  const workflows = await runWorkflowBench();
+  results.workflows = workflows;
+  console.log(
+    `${"workflow step overhead".padEnd(34)} p50 ${workflows.steps.p50Ms} ms  p99 ${workflows.steps.p99Ms} ms per step over its own code (${workflows.steps.gaps} steps of ${workflows.steps.runs} 5-step runs; run p50 ${workflows.steps.runP50Ms} ms)`,
+  );
+  console.log(
+    `${"workflow delay drift".padEnd(34)} p50 ${workflows.delay.p50Ms} ms  p99 ${workflows.delay.p99Ms} ms  max ${workflows.delay.maxMs} ms over ${workflows.delay.resumed} delays of ${workflows.delay.delayMs} ms with ${workflows.delay.paused} other runs paused`,
   );
 
   const cold = await runColdStartBench();

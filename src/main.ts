@@ -34,6 +34,7 @@ import { meteredRunner } from "./runtime/metered-runner.js";
 import { chooseSandbox, type SandboxChoice } from "./runtime/sandbox/choose-sandbox.js";
 import { startRetentionLoop } from "./domain/retention/retention-loop.js";
 import { recordIdleCompute } from "./domain/usage/record-idle-compute.js";
+import { dataStoreCalls } from "./domain/data-stores/data-store-calls.js";
 import { openStore, type Store } from "./store/store.js";
 import { loadCredentialKey } from "./domain/accounts/credential-key.js";
 
@@ -101,6 +102,9 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
       ...runnerSettings(config, sandbox),
       onIdleCompute: (userId, computeMs) => void recordIdleCompute({ ctx, input: { userId, computeMs } }),
       onRunnerCount: (delta) => metrics.runnerProcesses(delta),
+      // What user code may ask the service during an execution: its data stores' operations.
+      serviceCalls: dataStoreCalls(ctx),
+      onCallFault: (error) => logger.error({ err: error }, "a runner's call to the service failed"),
     }),
     metrics,
   );

@@ -18,6 +18,7 @@ import { listCommand } from "./commands/list.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";
 import { publishCommand } from "./commands/publish.js";
 import { registryCommands } from "./commands/registry.js";
+import { runsCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
 import { subscriptionCommands } from "./commands/subscribe.js";
 import { updateCommand } from "./commands/update.js";
@@ -60,6 +61,7 @@ export function sluiceProgram(): Command {
     listCommand,
     describeCommand,
     eventCommands,
+    runsCommand,
     deleteCommand,
     subscriptionCommands,
     webhookCommands,

@@ -22,6 +22,7 @@ import { authenticatedRoutes } from "./routes/index.js";
 import { sourceEndpoints } from "./routes/source-endpoints.js";
 import { workflowEndpoints } from "./routes/workflow-endpoints.js";
 import { apphookEndpoints } from "./routes/apphook-endpoints.js";
+import { runLinkEndpoints } from "./routes/run-links.js";
 import { serverFactory } from "./http-server.js";
 import { installMetricsRoute } from "./metrics-route.js";
 import { installDashboard } from "./dashboard.js";
@@ -37,14 +38,15 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   const sources = sourceEndpoints(services);
   const workflows = workflowEndpoints(services);
   const apphooks = apphookEndpoints(services);
+  const runLinks = runLinkEndpoints(services);
   const app: FastifyInstance = Fastify({
     // request.ip: the client named by X-Forwarded-For only behind a proxy the operator vouches for.
     trustProxy: config.trustProxy,
-    // The public endpoints of sources, workflows and apphooks are served in front of Fastify
+    // The public endpoints of sources, workflows, apphooks and runs' resume/cancel links are served in front of Fastify
     // (ADR 0019); apphook requests feed sources and are counted with theirs.
     serverFactory: serverFactory(
-      publicEndpointServer([sources, workflows, apphooks], logger, (endpoint, status) =>
-        metrics.ingestRequest(endpoint === workflows ? "workflow" : "source", status),
+      publicEndpointServer([sources, workflows, apphooks, runLinks], logger, (endpoint, status) =>
+        metrics.ingestRequest(endpoint === workflows || endpoint === runLinks ? "workflow" : "source", status),
       ),
     ),
     loggerInstance: logger as FastifyBaseLogger,
@@ -55,7 +57,8 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     logController: new LogController({ disableRequestLogging: true }),
     schemaErrorFormatter: formatValidationErrors,
     forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // A data store key (up to 512 bytes) is a path parameter, percent-encoded up to three times as long.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   }) as unknown as FastifyInstance;
   app.decorate("liveTailSlots", createLiveTailSlots(config.maxSsePerAccount));
   // Hooks on every request take a callback, not a promise: cheaper on the hot paths.

@@ -27,7 +27,7 @@ export function randomString(length: number): string {
   return out;
 }
 
-export type IdPrefix = "u" | "sc" | "dc" | "p" | "sub" | "wh" | "key" | "del" | "att" | "job" | "apn";
+export type IdPrefix = "u" | "sc" | "dc" | "p" | "sub" | "wh" | "key" | "del" | "att" | "job" | "apn" | "ds" | "run";
 
 /** The id of one HTTP request (x-request-id), for the API and the public endpoints alike. */
 export const newRequestId = (): string => `req_${randomString(12)}`;

@@ -1,7 +1,8 @@
 // The `this` of run(), hooks and methods: prop values by name, the methods, $emit, and the
 // interface objects ($.service.db, $.interface.http, timers, app props with bound methods, dir,
-// apphooks).
+// apphooks, data stores).
 import type { EmitRecord, HttpResponseRecord } from "./protocol/component-execution.js";
+import { dataStoreProp, type CallService } from "./data-store-prop.js";
 import { DirFiles, dirInterface } from "./dir-interface.js";
 import { APPHOOK, propSpec, timerDefault } from "./props.js";
 import { toResponseRecord } from "./response-record.js";
@@ -14,16 +15,25 @@ export interface ExecutionEffects {
   dir: DirFiles;
   response?: HttpResponseRecord;
   onResponse(response: HttpResponseRecord): void;
+  /** Asks the service during the execution (data store operations). */
+  callService: CallService;
 }
 
 export function componentThis(
   definition: Record<string, any>,
-  input: { props: Record<string, unknown>; context: { sourceId: string; endpointUrl?: string } },
+  input: {
+    props: Record<string, unknown>;
+    context: { sourceId: string; endpointUrl?: string };
+    /** Props additionalProps() gave this source: plain data, read like the component's own. */
+    extraProps?: Array<{ name: string }>;
+  },
   effects: ExecutionEffects,
 ): Record<string, any> {
   const self: Record<string, any> = {};
   const props = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
-  for (const [name, raw] of Object.entries(props)) {
+  const entries: Array<[string, unknown]> = Object.entries(props);
+  for (const extra of input.extraProps ?? []) if (!(extra.name in props)) entries.push([extra.name, extra]);
+  for (const [name, raw] of entries) {
     const spec = propSpec(raw);
     const configured = input.props[name];
     switch (spec.type) {
@@ -41,6 +51,9 @@ export function componentThis(
         break;
       case "dir":
         self[name] = dirInterface(effects.dir);
+        break;
+      case "data_store":
+        self[name] = dataStoreProp(configured, effects.callService);
         break;
       case "alert":
         break; // display only: no value
@@ -107,7 +120,7 @@ function httpInterface(endpoint: string | undefined, effects: ExecutionEffects) 
 }
 
 /** An app prop: its methods bound to an object holding `$auth` and the app's other fields. */
-function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
+export function appInstance(definition: Record<string, any>, configured: unknown): Record<string, any> {
   const app: Record<string, any> = {};
   for (const [name, value] of Object.entries(definition ?? {})) if (name !== "methods") app[name] = value;
   const auth = configured && typeof configured === "object" ? (configured as Record<string, any>).$auth : undefined;

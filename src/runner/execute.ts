@@ -19,6 +19,7 @@ export interface ExecutePayload {
   state: Record<string, unknown>;
   dir?: Record<string, string>;
   context: { sourceId: string; endpointUrl?: string };
+  extraProps?: Array<{ name: string }>;
 }
 
 export async function execute(payload: ExecutePayload, tools: HandlerTools): Promise<ChildExecuteResult> {
@@ -34,6 +35,7 @@ export async function execute(payload: ExecutePayload, tools: HandlerTools): Pro
     onResponse: (response: HttpResponseRecord) => {
       earlyResponse = setImmediate(() => tools.emitEvent({ response }));
     },
+    callService: tools.callService,
   };
   captureLogs(logs);
   let error: ChildExecuteResult["error"];

@@ -24,8 +24,11 @@ function lock(target: object, name: string, value: unknown): void {
 export function harden(): void {
   // The runner's own writable folder stays known to os.tmpdir(), which otherwise reads TMPDIR.
   const tmp = process.env.TMPDIR;
+  // HOME (that same folder) stays: os.homedir() and libraries looking for a home read it.
+  const home = process.env.HOME;
   for (const name of Object.keys(process.env)) delete process.env[name];
   if (tmp) lock(os, "tmpdir", () => tmp);
+  if (home) process.env.HOME = home;
 
   const ownPid = process.pid;
   const kill = process.kill.bind(process);

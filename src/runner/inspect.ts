@@ -21,5 +21,6 @@ export async function inspect(payload: { entryPath: string }): Promise<Component
     dedupe: DEDUPE.includes(definition.dedupe) ? definition.dedupe : null,
     configurable_props: Object.entries(props).map(([name, raw]) => configurableProp(name, raw)),
     hooks: HOOKS.filter((hook) => typeof definition.hooks?.[hook] === "function"),
+    ...(typeof definition.additionalProps === "function" ? { additional_props: true } : {}),
   };
 }

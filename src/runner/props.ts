@@ -3,6 +3,7 @@
 // defaults in their object and legacy placement, HTTP customResponse, what an alert shows,
 // and the app prop and static event names of an apphook.
 import type { ConfigurableProp } from "./protocol/component-execution.js";
+import { builtInDefinition } from "./built-in-apps.js";
 
 export const APPHOOK = "$.interface.apphook";
 
@@ -18,13 +19,13 @@ export function propSpec(raw: unknown): Record<string, any> {
   return { type: "any" };
 }
 
-/** `propDefinition: [app, "name", …]` takes its fields from the app's propDefinitions. */
+/** `propDefinition: [app, "name", …]` takes its fields from the app's propDefinitions (else a built-in app's, built-in-apps.ts). */
 function propDefinitionOf(spec: Record<string, any>): Record<string, any> | undefined {
   const ref = spec.propDefinition;
   if (!Array.isArray(ref) || ref.length < 2) return undefined;
   const [app, name] = ref as [Record<string, any> | undefined, string];
   const definition = app?.propDefinitions?.[name];
-  return definition && typeof definition === "object" ? { ...definition } : undefined;
+  return definition && typeof definition === "object" ? { ...definition } : builtInDefinition(app, name);
 }
 
 function withoutKey(object: Record<string, any>, key: string): Record<string, any> {
@@ -51,7 +52,9 @@ export function configurableProp(name: string, raw: unknown): ConfigurableProp {
     if (field === "options" && !Array.isArray(value)) continue;
     (prop as Record<string, unknown>)[field] = jsonSafe(value);
   }
-  // Options from an async options() are asked for through the API (…/props/{prop}/options).
+  // Pipedream's markers for a props form: a change reloads the props (additionalProps), the
+  // options come from code (POST …/props/{prop}/options), and whether they take a search query.
+  if (spec.reloadProps === true) prop.reloadProps = true;
   if (typeof spec.options === "function") prop.remoteOptions = true;
   if (spec.useQuery === true) prop.useQuery = true;
   if (type === "$.interface.timer") {

@@ -11,6 +11,7 @@ import { harden } from "./harden.js";
 import { handlers } from "./handlers.js";
 import { InvalidComponentError } from "./load-component.js";
 import type { RequestMessage } from "./protocol/messages.js";
+import { createServiceCalls } from "./service-calls.js";
 import { openServiceChannel } from "./service-channel.js";
 
 // Requests arrive one per message or several in one (the pool's batches); they run one by one.
@@ -19,11 +20,15 @@ let current: number | undefined;
 let working = false;
 // Set once the runner asked to be recycled: it starts nothing more, the service stops it.
 let retiring = false;
-const channel = openServiceChannel((requests) => {
-  queue.push(...requests);
-  if (!working) void work();
-});
+const channel = openServiceChannel(
+  (requests) => {
+    queue.push(...requests);
+    if (!working) void work();
+  },
+  (reply) => calls.settle(reply),
+);
 const send = channel.send;
+const calls = createServiceCalls(send);
 
 harden();
 // Only tests start a runner without it, to show that the OS sandbox alone stops what it guards.
@@ -64,6 +69,9 @@ async function serve(message: RequestMessage): Promise<void> {
   try {
     const result = await handler(message.payload, {
       emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }),
+      // Code left running after its execution (a stray timer) asks nothing more of the service.
+      callService: (method, args) =>
+        current === message.id ? calls.call(message.id, method, args) : Promise.reject(new Error("the execution has ended")),
     });
     if (current === message.id) send({ id: message.id, type: "done", result });
   } catch (thrown) {

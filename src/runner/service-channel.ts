@@ -1,7 +1,7 @@
 // The runner's end of its channel to the service: newline-delimited JSON on file descriptor 3
 // (see runner-channel.ts for the service's end and why it is not Node's IPC channel).
 import net from "node:net";
-import type { ChildMessage, RequestMessage } from "./protocol/messages.js";
+import type { ChildMessage, ReplyMessage, RequestMessage } from "./protocol/messages.js";
 
 const CHANNEL_FD = 3;
 
@@ -9,8 +9,14 @@ export interface ServiceChannel {
   send(message: ChildMessage): void;
 }
 
-/** Opens the channel; `onRequests` gets each request the service sends, in order. */
-export function openServiceChannel(onRequests: (requests: RequestMessage[]) => void): ServiceChannel {
+/**
+ * Opens the channel; `onRequests` gets each request the service sends, in order, and `onReply`
+ * each reply to a call of the runner (service-calls.ts), as soon as it arrives.
+ */
+export function openServiceChannel(
+  onRequests: (requests: RequestMessage[]) => void,
+  onReply: (reply: ReplyMessage) => void,
+): ServiceChannel {
   const socket = new net.Socket({ fd: CHANNEL_FD, readable: true, writable: true });
   let buffered = "";
   socket.setEncoding("utf8");
@@ -23,13 +29,14 @@ export function openServiceChannel(onRequests: (requests: RequestMessage[]) => v
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
       if (line !== "") {
-        const parsed = JSON.parse(line) as RequestMessage | RequestMessage[];
+        const parsed = JSON.parse(line) as RequestMessage | RequestMessage[] | ReplyMessage;
         if (Array.isArray(parsed)) requests.push(...parsed);
-        else requests.push(parsed);
+        else if (parsed.type === "reply") onReply(parsed as ReplyMessage);
+        else requests.push(parsed as RequestMessage);
       }
       newline = buffered.indexOf("\n");
     }
-    onRequests(requests);
+    if (requests.length > 0) onRequests(requests);
   });
   // Without the service there is no one to work for.
   const leave = () => process.exit(0);

@@ -7,6 +7,7 @@ export type {
   CodeOrigin,
   ComponentMetadata,
   ConfigurableProp,
+  ConfigureRequest,
   DirChanges,
   EmitRecord,
   ExecuteRequest,
@@ -15,25 +16,30 @@ export type {
   HttpResponseRecord,
   LogRecord,
   PackageEntry,
+  PropOptions,
+  PropOptionsRequest,
   RunLimits,
 } from "../runner/protocol/component-execution.js";
 import type {
   CodeOrigin,
   ComponentMetadata,
+  ConfigurableProp,
+  ConfigureRequest,
+  PropOptions,
+  PropOptionsRequest,
   ExecuteRequest,
   ExecuteResult,
   HttpResponseRecord,
 } from "../runner/protocol/component-execution.js";
-import type {
-  StepProblem,
-  WorkflowExecuteRequest,
-  WorkflowExecuteResult,
-  WorkflowStepCode,
-} from "../runner/protocol/workflow-execution.js";
+import type { RunnableStep, StepsCheck, WorkflowStepRequest, WorkflowStepResult } from "../runner/protocol/workflow-execution.js";
 
 export interface CodeRunner {
   /** Evaluates code in a runner and returns its metadata; a ServiceError VALIDATION on bad code. */
   inspectComponent(input: { userId: string; code: string } & CodeOrigin): Promise<ComponentMetadata>;
+  /** The props additionalProps() adds for these configured values; a ServiceError VALIDATION when it fails. */
+  reloadProps(input: ConfigureRequest): Promise<ConfigurableProp[]>;
+  /** One page of a prop's options; NOT_FOUND for an unknown prop, VALIDATION (naming the prop) when options() fails. */
+  propOptions(input: PropOptionsRequest): Promise<PropOptions>;
   /**
    * Runs one entry point. Resolves (never rejects) for failures of user code, which come back
    * in `error`. `onResponse` fires as soon as the code calls this.http.respond, before the
@@ -41,11 +47,11 @@ export interface CodeRunner {
    */
   execute(request: ExecuteRequest, options?: { onResponse?: (response: HttpResponseRecord) => void }): Promise<ExecuteResult>;
   /** Workflows (src/runtime/workflow): checks step code at save time (problems, not throws). */
-  checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
-  /** Runs a workflow's steps in order; like execute(), resolves for failures of user code. */
-  executeWorkflow(
-    request: WorkflowExecuteRequest,
+  checkWorkflowSteps(input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck>;
+  /** Runs one step of a workflow run; like execute(), resolves for failures of user code. */
+  executeWorkflowStep(
+    request: WorkflowStepRequest,
     options?: { onResponse?: (response: HttpResponseRecord) => void },
-  ): Promise<WorkflowExecuteResult>;
+  ): Promise<WorkflowStepResult>;
   close(): Promise<void>;
 }

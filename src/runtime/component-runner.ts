@@ -23,8 +23,10 @@ import { NEUTRAL, neutralPlace, samePlace, toRunnerPath, type RunnerPlace } from
 import { needsRunnerUser, prepareRunnerUser, type AppFile } from "./sandbox/runner-user.js";
 import { createRunnerRegistry } from "./runner-registry.js";
 import { checkRunEvent, resultChecks } from "./runner-results.js";
+import type { ServiceCallTable } from "./runner-calls.js";
 import type { SandboxChoice, SandboxMode } from "./sandbox/choose-sandbox.js";
-import { checkWorkflowSteps, executeWorkflow } from "./workflow/workflow-runner.js";
+import { checkWorkflowSteps, executeWorkflowStep } from "./workflow/workflow-runner.js";
+import { propOptions, reloadProps } from "./configure-runner.js";
 
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url));
 /** The compiled runner: everything a runner process executes (src/runner). */
@@ -92,6 +94,10 @@ export interface RunnerSettings {
   pool?: Partial<Pick<ProcessPoolOptions, "maxPerKey" | "maxIdlePerKey" | "idleMs" | "onSpawn">>;
   /** Told when a runner process starts (+1) and ends (-1): the metrics' gauge. */
   onRunnerCount?(delta: number): void;
+  /** What runners may ask the service during an execution (runner-calls.ts), e.g. data store operations. */
+  serviceCalls?: ServiceCallTable;
+  /** A service call failed for a reason other than a ServiceError. */
+  onCallFault?(error: unknown): void;
   /** Tests only: runners without the in-process egress guard, to show what the sandbox alone stops. */
   withoutInProcessGuard?: boolean;
   /** Open egress tunnels an account's runners may hold at once (SLUICE_MAX_TUNNELS_PER_ACCOUNT). */
@@ -259,6 +265,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     },
     maxMessageBytes: limits.maxEmitBytes + MESSAGE_HEADROOM_BYTES,
     onExecutionEnd: (child, queued) => doors.get(child)?.endExecution(queued),
+    serviceCalls: settings.serviceCalls,
+    onCallFault: settings.onCallFault,
     checkEvent: checkRunEvent,
     checkResult: (type, result, bytes) => {
       const check = resultChecks[type];
@@ -267,7 +275,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       if (problem) return problem;
       // A source's emit carries its event beside its meta; a workflow's emit is the payload.
       if (type === "execute") return emitsOverLimits((result as ChildExecuteResult).emits, (emit) => emit.event, bytes, limits);
-      if (type === "workflow.run") return emitsOverLimits((result as { emits: unknown[] }).emits, (emit) => emit, bytes, limits);
+      if (type === "workflow.step") return emitsOverLimits((result as { emits: unknown[] }).emits, (emit) => emit, bytes, limits);
       return undefined;
     },
     ...settings.pool,
@@ -321,6 +329,7 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
         state: request.state,
         dir: request.dir,
         context: request.context,
+        ...(request.extraProps ? { extraProps: request.extraProps } : {}),
       };
       const onEvent = (event: unknown) => {
         const response = (event as { response?: HttpResponseRecord })?.response;
@@ -338,8 +347,11 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
+    reloadProps: (input) => reloadProps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
+    propOptions: (input) => propOptions({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
     checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
-    executeWorkflow: (request, options) => executeWorkflow({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
+    executeWorkflowStep: (request, options) =>
+      executeWorkflowStep({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
 
     async close() {
       await pool.close();

@@ -19,8 +19,8 @@ export function meteredRunner(runner: ComponentRunner, metrics: Metrics): Compon
       metrics.run("source", result.durationMs, result.error?.kind);
       return result;
     },
-    async executeWorkflow(request, options) {
-      const result = await runner.executeWorkflow(request, options);
+    async executeWorkflowStep(request, options) {
+      const result = await runner.executeWorkflowStep(request, options);
       metrics.run("workflow", result.durationMs, result.error?.kind);
       return result;
     },

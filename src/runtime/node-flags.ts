@@ -12,3 +12,13 @@ export function permissionFlags(readPaths: string[], writePaths: string[] = []):
   if (known.has("--allow-net")) flags.push("--allow-net");
   return flags;
 }
+
+/**
+ * Globals the Node version Pipedream runs has without a flag: WebSocket is global from Node 22;
+ * Node 20.10+ has it behind --experimental-websocket (sources such as Supabase's use it). Its
+ * connections end in net.Socket#connect, so they go through the egress proxy like any other.
+ */
+export function runtimeFeatureFlags(): string[] {
+  const known = process.allowedNodeEnvironmentFlags;
+  return typeof globalThis.WebSocket === "undefined" && known.has("--experimental-websocket") ? ["--experimental-websocket"] : [];
+}

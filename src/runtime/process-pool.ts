@@ -11,6 +11,7 @@ import type { ChildMessage, ErrorData } from "../runner/protocol/messages.js";
 import type { LaunchRunner } from "./runner-launcher.js";
 import { createRunnerChannel, type RunnerChannel } from "./runner-channel.js";
 import { checkRunnerMessage } from "./runner-messages.js";
+import { createRunnerCallGate, type RunnerCallGate, type ServiceCallTable } from "./runner-calls.js";
 import type { IdleCpuMeter, IdleCpuSampler } from "./limits/idle-cpu.js";
 import type { RunnerHandle, RunnerLimits } from "./limits/runner-limits.js";
 
@@ -23,6 +24,10 @@ export interface ProcessPoolOptions {
   checkResult?(type: string, result: unknown, bytes: number): string | undefined;
   /** What is wrong with an event sent while a request runs, or undefined. */
   checkEvent?(event: unknown): string | undefined;
+  /** What runners may ask the service while a request runs (runner-calls.ts); the key is the account. */
+  serviceCalls?: ServiceCallTable;
+  /** A call's handler failed for a reason other than a ServiceError (for the log). */
+  onCallFault?(error: unknown): void;
   maxPerKey?: number;
   maxIdlePerKey?: number;
   /** Idle runners kept across all accounts; the longest idle is stopped beyond it. */
@@ -96,6 +101,8 @@ interface Runner {
   unreportedIdleCpuMs: number;
   idleTimer?: NodeJS.Timeout;
   idleSince: number;
+  /** Calls of this runner to the service, made on its first call. */
+  calls?: RunnerCallGate;
 }
 
 const STDERR_TAIL = 4096;
@@ -247,6 +254,10 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       // taking work. Anything else is a message about a job the runner was never given.
       if (message.type === "failed" && message.recycle) return kill(runner, {});
       return violation(runner, `a message about a request it is not running (${message.type})`);
+    }
+    if (message.type === "call") {
+      runner.calls ??= createRunnerCallGate(options.serviceCalls ?? {}, runner.key, options.onCallFault);
+      return runner.calls.take(message, (reply) => void (!runner.dead && runner.channel.send(reply)));
     }
     if (message.type === "event") {
       const problem = options.checkEvent?.(message.event);

@@ -8,10 +8,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { permissionFlags } from "./node-flags.js";
+import { permissionFlags, runtimeFeatureFlags } from "./node-flags.js";
 import { bwrapArguments } from "./sandbox/bwrap-arguments.js";
 import type { SandboxChoice } from "./sandbox/choose-sandbox.js";
 import { NEUTRAL, type RunnerPlace } from "./sandbox/runner-places.js";
+import { RUNNER_HOME, runnerAccountFiles } from "./sandbox/runner-passwd.js";
 
 export interface RunnerLauncherOptions {
   sandbox: SandboxChoice;
@@ -54,6 +55,7 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
   const wrap = options.wrap ?? ((command: string, args: string[]): [string, string[]] => [command, args]);
   const nodeArgs = (places: RunnerPlace[], tmp: string, extras: RunnerExtras | undefined) => [
     ...permissionFlags(grants(places), [tmp]),
+    ...runtimeFeatureFlags(),
     `--max-old-space-size=${options.memoryMb}`,
     options.script,
     ...options.args,
@@ -63,12 +65,20 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
 
   if (options.sandbox.mode === "bwrap") {
     const unprivilegedIds = process.getuid?.() === 0;
+    // The ids the runner has inside its user namespace: bwrap maps the service's own, or "nobody".
+    const ids: [number, number] = unprivilegedIds ? [65534, 65534] : [process.getuid?.() ?? 0, process.getgid?.() ?? 0];
     return (key, extras) => {
       const places = placesOf(key, extras);
+      const account = runnerAccountFiles(...ids);
       const sandboxArgs = bwrapArguments({
-        binds: [{ host: process.execPath, runner: NEUTRAL.node }, ...places],
+        binds: [
+          { host: process.execPath, runner: NEUTRAL.node },
+          { host: account.passwd, runner: "/etc/passwd" },
+          { host: account.group, runner: "/etc/group" },
+          ...places,
+        ],
         tmpBytes: options.tmpBytes,
-        env: { ...options.env, TMPDIR: "/tmp" },
+        env: { ...options.env, TMPDIR: "/tmp", HOME: RUNNER_HOME },
         unprivilegedIds,
         features: options.sandbox.features,
       });
@@ -83,7 +93,8 @@ export function createRunnerLauncher(options: RunnerLauncherOptions): LaunchRunn
     if (user) chownSync(tmp, user.uid, user.gid);
     const [command, args] = wrap(process.execPath, nodeArgs(placesOf(key, extras), `${tmp}/`, extras));
     const child = spawn(command, args, {
-      env: { ...options.env, TMPDIR: tmp },
+      // Its home is its own temp folder: os.homedir() answers, and what a library keeps there goes with the runner.
+      env: { ...options.env, TMPDIR: tmp, HOME: tmp },
       stdio: STDIO,
       cwd: tmp,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),

@@ -19,6 +19,13 @@ const Envelope = Type.Union([
   Type.Object({ id: Type.Integer(), type: Type.Literal("event"), event: Type.Unknown() }),
   Type.Object({ id: Type.Integer(), type: Type.Literal("done"), result: Type.Unknown(), recycle: Type.Optional(Type.Boolean()) }),
   Type.Object({ id: Type.Integer(), type: Type.Literal("failed"), error: ErrorData, recycle: Type.Optional(Type.Boolean()) }),
+  Type.Object({
+    id: Type.Integer(),
+    type: Type.Literal("call"),
+    call: Type.Integer(),
+    method: Type.String({ maxLength: 128 }),
+    args: Type.Unknown(),
+  }),
 ]);
 
 const envelope = TypeCompiler.Compile(Envelope);

@@ -58,33 +58,46 @@ const InspectResult = Type.Object({
 });
 
 const StepProblems = Type.Array(Type.Object({ stepId: Type.String(), stepName: Type.String(), message: Type.String() }));
+const StepsCheck = Type.Object({
+  problems: StepProblems,
+  props: Type.Record(Type.String(), Type.Array(Type.Object({ name: Type.String(), type: Type.String() }))),
+});
 
-const WorkflowRunResult = Type.Object({
+const FlowRequest = Type.Union([
+  Type.Object({ kind: Type.Literal("exit"), reason: Type.String() }),
+  Type.Object({ kind: Type.Literal("delay"), ms: Type.Number() }),
+  Type.Object({ kind: Type.Literal("suspend"), timeoutMs: Type.Number() }),
+  Type.Object({ kind: Type.Literal("rerun"), delayMs: Type.Number(), context: Type.Unknown(), maxReruns: Type.Integer() }),
+]);
+
+const WorkflowStepResult = Type.Object({
   emits: Type.Array(Type.Unknown()),
   emails: Type.Array(Type.Object({ subject: Type.String(), text: Type.String() })),
   response: Type.Optional(ResponseRecord),
-  stepResults: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      returnValue: Type.Optional(Type.Unknown()),
-      exports: Type.Record(Type.String(), Type.Unknown()),
-    }),
-  ),
-  exited: Type.Boolean(),
-  failedStepId: Type.Optional(Type.String()),
+  returnValue: Type.Optional(Type.Unknown()),
+  exports: Type.Record(Type.String(), Type.Unknown()),
+  flow: Type.Optional(FlowRequest),
   error: Type.Optional(ErrorData),
   logs: Type.Array(Log),
 });
 
-/** Events a runner may send while a request runs: an early HTTP answer, the step now running. */
-const RunEvent = Type.Object({ response: Type.Optional(ResponseRecord), stepStarted: Type.Optional(Type.String()) });
+/** Events a runner may send while a request runs: an early HTTP answer. */
+const RunEvent = Type.Object({ response: Type.Optional(ResponseRecord) });
+
+const ConfigurableProps = Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), type: Type.String() }));
+
+const PropOptionsResult = Type.Union([
+  Type.Object({ options: Type.Array(Type.Unknown()), context: Type.Unknown() }),
+  Type.Object({ problem: Type.Union([Type.Literal("unknown-prop"), Type.Literal("no-options")]) }),
+]);
 
 export const checkRunEvent: ValueCheck = compileCheck(RunEvent);
 
 export const resultChecks: Record<string, ValueCheck> = {
   execute: compileCheck(ExecuteResult),
   inspect: compileCheck(InspectResult),
-  "workflow.check": compileCheck(StepProblems),
-  "workflow.run": compileCheck(WorkflowRunResult),
+  "props.reload": compileCheck(ConfigurableProps),
+  "props.options": compileCheck(PropOptionsResult),
+  "workflow.check": compileCheck(StepsCheck),
+  "workflow.step": compileCheck(WorkflowStepResult),
 };

@@ -72,6 +72,59 @@ export interface WorkflowsTable {
   is_error_workflow: number;
   created_at: number;
   updated_at: number;
+  /** JSON StoredTrigger (domain/workflows/triggers/); null (or absent on insert) for the HTTP trigger. */
+  trigger?: string | null;
+}
+
+export type RunStatus = "running" | "paused" | "succeeded" | "failed" | "cancelled";
+export type RunStepStatus = "succeeded" | "failed" | "skipped" | "paused" | "pending";
+
+export interface WorkflowRunsTable {
+  id: string;
+  user_id: string;
+  workflow_id: string;
+  origin: string | null;
+  driver: string | null;
+  driver_until: number | null;
+  status: RunStatus;
+  summary: string | null;
+  trigger_event: string; // JSON
+  trigger_kind: string;
+  context: string; // JSON RunContext
+  hops: number;
+  steps: string; // JSON, the workflow's steps when the run started
+  next_step: number;
+  wake_seq: number;
+  created_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+}
+
+export interface WorkflowRunStepsTable {
+  run_id: string;
+  position: number;
+  step_id: string;
+  name: string;
+  status: RunStepStatus;
+  started_at: number | null;
+  duration_ms: number | null;
+  exports: string | null; // JSON
+  return_value: string | null; // JSON
+  resume_data: string | null; // JSON
+  logs: string | null; // JSON [{level, message}]
+  error: string | null; // JSON {name, message, stack}
+  runs: number;
+  rerun_context: string | null; // JSON
+  callback_request: string | null; // JSON
+  flow: string | null; // JSON FlowRequest while paused
+}
+
+export interface WorkflowRunLinksTable {
+  hash: string;
+  run_id: string;
+  action: "resume" | "cancel";
+  wake_seq: number;
+  expires_at: number;
 }
 
 export interface ConnectedAccountsTable {
@@ -149,6 +202,8 @@ export interface SourcesTable {
   state: string; // JSON: $.service.db
   dedupe_state: string; // JSON
   run_lock_until: number | null;
+  /** JSON configurable_props the component's additionalProps() added for this source; NULL when it has none. */
+  dynamic_props: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -262,6 +317,25 @@ export interface EmitterStorageTable {
   bytes: number;
 }
 
+/** An account's key-value store (migration 018); `bytes` is what its records hold. */
+export interface DataStoresTable {
+  id: string;
+  user_id: string;
+  name: string;
+  bytes: number;
+  created_at: number;
+}
+
+export interface DataStoreRecordsTable {
+  store_id: string;
+  key: string;
+  value: string; // JSON
+  /** Bytes of the key and the value's JSON, counted in the account's storage. */
+  bytes: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
 export interface Database {
   components: ComponentsTable;
   registry_packages: RegistryPackagesTable;
@@ -275,6 +349,9 @@ export interface Database {
   sources: SourcesTable;
   events: EventsTable;
   workflows: WorkflowsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_steps: WorkflowRunStepsTable;
+  workflow_run_links: WorkflowRunLinksTable;
   jobs: JobsTable;
   dead_jobs: DeadJobsTable;
   deliveries: DeliveriesTable;
@@ -283,6 +360,8 @@ export interface Database {
   connected_accounts: ConnectedAccountsTable;
   secret_checks: SecretChecksTable;
   apphook_bindings: ApphookBindingsTable;
+  data_stores: DataStoresTable;
+  data_store_records: DataStoreRecordsTable;
   oauth_apps: OAuthAppsTable;
   oauth_connects: OAuthConnectsTable;
 }

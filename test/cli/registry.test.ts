@@ -59,7 +59,7 @@ for (const dialect of DIALECTS) {
       const data = JSON.parse(added.stdout);
       assert.equal(data.name, DEMO);
       assert.equal(data.version, "1.0.0");
-      assert.deepEqual(data.keys, ["demo-new-item", "demo-shout"]);
+      assert.deepEqual(data.keys, ["demo-new-item", "demo-send", "demo-shout"]);
       assert.deepEqual(
         data.skipped.map((s: { path: string }) => s.path),
         ["sources/broken/broken.mjs"],
@@ -67,7 +67,7 @@ for (const dialect of DIALECTS) {
 
       const listed = await runCli(["registry", "list"], env(database), database.dataDir, DEADLINE_MS);
       assert.equal(listed.code, 0, listed.stderr);
-      assert.match(listed.stdout, new RegExp(`^${DEMO}\\s+1\\.0\\.0\\s+\\S+\\s+demo-new-item,demo-shout$`, "m"));
+      assert.match(listed.stdout, new RegExp(`^${DEMO}\\s+1\\.0\\.0\\s+\\S+\\s+demo-new-item,demo-send,demo-shout$`, "m"));
 
       const unknown = await runCli(["registry", "add", "@sluice-test/nope"], env(database), database.dataDir, DEADLINE_MS);
       assert.equal(unknown.code, 1, unknown.stdout + unknown.stderr);
@@ -93,7 +93,7 @@ for (const dialect of DIALECTS) {
       };
       const added = await runCli(["registry", "add", DEMO], clientEnv, elsewhere, DEADLINE_MS);
       assert.equal(added.code, 0, added.stderr);
-      assert.equal(added.stdout, `${DEMO}@1.0.0\n  demo-new-item\n  demo-shout\n`);
+      assert.equal(added.stdout, `${DEMO}@1.0.0\n  demo-new-item\n  demo-send\n  demo-shout\n`);
       assert.match(added.stderr, /^skipped sources\/broken\/broken\.mjs: /m);
       assert.equal((await published(server, "demo-new-item")).status, 200);
 

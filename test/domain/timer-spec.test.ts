@@ -49,4 +49,28 @@ describe("timer schedules", () => {
     assert.equal(nextRunAfter({ intervalSeconds: null, cron: "0 12 * * *" }, at), Date.UTC(2026, 0, 1, 12, 0, 0));
     assert.equal(intervalSecondsOf({ intervalSeconds: null, cron: "*/5 * * * *" }), 300);
   });
+
+  it("runs a cron schedule in the time zone given with it, kept as a CRON_TZ= prefix; UTC needs none", () => {
+    const paris = timerSpecOf(prop(), { cron: "0 9 * * *", timezone: "Europe/Paris" }, 15);
+    assert.deepEqual(paris, { intervalSeconds: null, cron: "CRON_TZ=Europe/Paris 0 9 * * *" });
+    // 09:00 in Paris is 08:00 UTC in winter and 07:00 UTC in summer.
+    assert.equal(nextRunAfter(paris, Date.UTC(2026, 0, 1, 0, 0, 0)), Date.UTC(2026, 0, 1, 8, 0, 0));
+    assert.equal(nextRunAfter(paris, Date.UTC(2026, 6, 1, 0, 0, 0)), Date.UTC(2026, 6, 1, 7, 0, 0));
+    assert.equal(intervalSecondsOf(paris), 24 * 3600);
+    assert.deepEqual(timerSpecOf(prop(), { cron: "0 9 * * *", timezone: "UTC" }, 15), { intervalSeconds: null, cron: "0 9 * * *" });
+    assert.deepEqual(timerSpecOf(prop(), { cron: "CRON_TZ=Asia/Tokyo 0 9 * * *" }, 15), {
+      intervalSeconds: null,
+      cron: "CRON_TZ=Asia/Tokyo 0 9 * * *",
+    });
+    for (const timezone of ["Mars/Olympus", "../../etc/passwd", "x".repeat(100)])
+      assert.throws(
+        () => timerSpecOf(prop(), { cron: "0 9 * * *", timezone }, 15),
+        (e: unknown) => e instanceof ServiceError && /unknown timezone/.test(e.message),
+        timezone,
+      );
+    assert.throws(
+      () => timerSpecOf(prop(), { cron: "CRON_TZ=Nowhere/At_All 0 9 * * *" }, 15),
+      (e: unknown) => e instanceof ServiceError && /unknown timezone/.test(e.message),
+    );
+  });
 });

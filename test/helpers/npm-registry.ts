@@ -10,8 +10,8 @@ import { gzipSync } from "node:zlib";
 export interface TestPackage {
   name: string;
   version: string;
-  /** Files by path inside the package; package.json is written from the fields here. */
-  files: Record<string, string>;
+  /** Files by path inside the package; package.json is written from the fields here unless given among them. */
+  files: Record<string, string | Buffer>;
   dependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   main?: string;
@@ -97,20 +97,29 @@ export async function startNpmRegistry(options: NpmRegistryOptions = {}): Promis
 }
 
 /** A gzipped ustar archive of the files, each under "package/". */
-export function tarGz(files: Record<string, string>): Buffer {
+export function tarGz(files: Record<string, string | Buffer>): Buffer {
   const blocks: Buffer[] = [];
   for (const [path, text] of Object.entries(files)) {
-    const content = Buffer.from(text);
+    const content = Buffer.isBuffer(text) ? text : Buffer.from(text);
     blocks.push(tarHeader(`package/${path}`, content.length), content, Buffer.alloc((512 - (content.length % 512)) % 512));
   }
   blocks.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(blocks));
 }
 
-function tarHeader(name: string, size: number): Buffer {
-  if (Buffer.byteLength(name) > 100) throw new Error(`tar path too long for this helper: ${name}`);
+function tarHeader(path: string, size: number): Buffer {
+  // ustar keeps up to 100 bytes in `name` and the folders before them (up to 155) in `prefix`.
+  let name = path;
+  let prefix = "";
+  if (Buffer.byteLength(path) > 100) {
+    const cut = path.indexOf("/", Buffer.byteLength(path) - 101);
+    if (cut < 0 || cut > 155) throw new Error(`tar path too long for this helper: ${path}`);
+    prefix = path.slice(0, cut);
+    name = path.slice(cut + 1);
+  }
   const header = Buffer.alloc(512);
   const field = (offset: number, length: number, value: string) => header.write(value, offset, length, "ascii");
+  if (prefix) field(345, 155, prefix);
   const octal = (value: number, length: number) => value.toString(8).padStart(length - 1, "0") + "\0";
   field(0, 100, name);
   field(100, 8, octal(0o644, 8));

@@ -1,7 +1,8 @@
 // Apphooks: every connected account has an inbound URL (webhook_url, /a/<key>); events posted
 // there run the account's sources whose `$.interface.apphook` prop follows it, filtered by the
 // names their eventNames() chose (header, ?event=, body `type`, body `event.type`); Slack's URL
-// verification is answered with its challenge; bad input is a 4xx, never a 5xx.
+// verification is answered with its challenge; Slack's, Zoom's and Discord's own payloads run
+// Pipedream-shaped sources (Slack's envelope unwrapped); bad input is a 4xx, never a 5xx.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS } from "../helpers/dialects.js";
@@ -16,6 +17,70 @@ const slackCode = (hook: string) =>
 const STATIC_NAMES = slackCode(`{ type: "$.interface.apphook", appProp: "slack", eventNames: ["reaction_added"] }`);
 const NO_NAMES = slackCode(`{ type: "$.interface.apphook", appProp: "slack" }`);
 const EMPTY_NAMES = slackCode(`{ type: "$.interface.apphook", appProp: "slack", eventNames() { return []; } }`);
+
+// In the shape of Pipedream's own instant sources (written here): each reads the event as its
+// provider's payload holds it, and names the events it takes in eventNames().
+const PD_SLACK_CHANNELS = `export default {
+  key: "test-slack-new-message-in-channels", type: "source", dedupe: "unique",
+  props: {
+    slack: { type: "app", app: "slack" },
+    conversations: { type: "string[]", label: "Channels", optional: true },
+    slackApphook: { type: "$.interface.apphook", appProp: "slack", async eventNames() { return this.conversations || []; } },
+  },
+  async run(event) {
+    if (event.type !== "message") return;
+    this.$emit({ channel: event.channel, text: event.text }, { id: event.client_msg_id });
+  },
+};`;
+const slackSource = (names: string) => `export default {
+  type: "source", dedupe: "unique",
+  props: {
+    slack: { type: "app", app: "slack" },
+    conversations: { type: "string[]", label: "Channels", optional: true },
+    slackApphook: { type: "$.interface.apphook", appProp: "slack", async eventNames() { return ${names}; } },
+  },
+  async run(event) {
+    const channel = event.channel ?? event.item.channel;
+    this.$emit({ channel, ...(event.text ? { text: event.text } : {}) }, { id: event.ts ?? event.item.ts });
+  },
+};`;
+const PD_SLACK_INTERACTIONS = `export default {
+  type: "source",
+  props: {
+    slack: { type: "app", app: "slack" },
+    action_ids: { type: "string[]", label: "Action IDs", optional: true, default: [] },
+    conversations: { type: "string[]", label: "Channels", optional: true, default: [] },
+    slackApphook: {
+      type: "$.interface.apphook", appProp: "slack",
+      async eventNames() {
+        const names = this.action_ids.flatMap((a) => this.conversations.length ? this.conversations.map((c) => "interaction_events:" + c + ":" + a) : ["interaction_events:" + a]);
+        return names.length ? names : ["interaction_events"];
+      },
+    },
+  },
+  async run(event) {
+    this.$emit({ channel: event.channel.id, actions: event.actions.map((a) => a.action_id) });
+  },
+};`;
+const PD_ZOOM_MEETINGS = `export default {
+  type: "source", dedupe: "unique",
+  props: { zoom: { type: "app", app: "zoom" }, zoomApphook: { type: "$.interface.apphook", appProp: "zoom", eventNames: ["meeting.created"] } },
+  async run(event) {
+    const { object } = event.payload;
+    this.$emit({ topic: object.topic }, { id: object.uuid });
+  },
+};`;
+const PD_DISCORD_MESSAGES = `export default {
+  type: "source", dedupe: "unique",
+  props: {
+    discord: { type: "app", app: "discord" },
+    channels: { type: "string[]", label: "Channels" },
+    discordApphook: { type: "$.interface.apphook", appProp: "discord", async eventNames() { return this.channels || []; } },
+  },
+  async run(event) {
+    this.$emit({ guild: event.guildId, content: event.content }, { id: event.id });
+  },
+};`;
 
 const noSecret = (text: string) => assert.ok(!text.includes(SECRET), `an answer shows a credential: ${text}`);
 
@@ -146,6 +211,112 @@ for (const dialect of DIALECTS) {
         "run(event) gets the posted JSON, this.slack.$auth the credentials",
       );
       for (const source of [channel, messages, reactions, everything, emptyList, otherAccount]) {
+        assert.deepEqual(await summaries(account.api, source.id, { event_name: "$errors" }), [], `no errors on ${source.id}`);
+        assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
+      }
+    });
+
+    it("runs Pipedream-shaped Slack, Zoom and Discord sources on the providers' own payloads: Slack's envelope is named by its event and run() gets the inner event", async () => {
+      const slack = await connect(account, "slack");
+      const zoom = await connect(account, "zoom");
+      const discord = await connect(account, "discord");
+      const bind = async (code: string, props: Record<string, unknown>) =>
+        createSource(account.api, { component_code: code, configured_props: props });
+      const slackProps = { slack: { authProvisionId: slack.id } };
+      const inChannels = await bind(PD_SLACK_CHANNELS, { ...slackProps, conversations: ["C1"] });
+      const anyMessage = await bind(PD_SLACK_CHANNELS, slackProps);
+      const direct = await bind(slackSource(`["message.im"]`), slackProps);
+      const reactions = await bind(
+        slackSource(`this.conversations ? this.conversations.map((c) => "reaction_added:" + c) : ["reaction_added"]`),
+        {
+          ...slackProps,
+          conversations: ["C1"],
+        },
+      );
+      const approvals = await bind(PD_SLACK_INTERACTIONS, { ...slackProps, conversations: ["C1"], action_ids: ["approve"] });
+      const meetings = await bind(PD_ZOOM_MEETINGS, { zoom: { authProvisionId: zoom.id } });
+      const discordChannel = await bind(PD_DISCORD_MESSAGES, { discord: { authProvisionId: discord.id }, channels: ["D-CHAN-1"] });
+
+      const envelope = (event: Record<string, unknown>) => ({
+        token: "tok",
+        team_id: "T1",
+        api_app_id: "A1",
+        event,
+        type: "event_callback",
+        event_id: `Ev${Math.random()}`,
+        event_time: 1700000000,
+      });
+      const message = (n: number, channel: string, channelType = "channel") => ({
+        type: "message",
+        channel,
+        channel_type: channelType,
+        user: "U1",
+        text: `hello ${n}`,
+        ts: `1700000000.00000${n}`,
+        client_msg_id: `m${n}`,
+      });
+      await accepted(await send(slack.webhook_url, { body: envelope(message(1, "C1")) }));
+      await accepted(await send(slack.webhook_url, { body: envelope(message(2, "C2")) }));
+      await accepted(await send(slack.webhook_url, { body: envelope(message(3, "D9", "im")) }));
+      // The header still names the event; run() still gets the inner event.
+      await accepted(await send(slack.webhook_url, { body: envelope(message(4, "C7")), headers: { "x-sluice-event-name": "message.im" } }));
+      await accepted(
+        await send(slack.webhook_url, {
+          body: envelope({ type: "reaction_added", user: "U1", reaction: "tada", item: { type: "message", channel: "C1", ts: "1.1" } }),
+        }),
+      );
+      await accepted(
+        await send(slack.webhook_url, {
+          body: envelope({ type: "reaction_added", user: "U1", reaction: "tada", item: { type: "message", channel: "C2", ts: "1.2" } }),
+        }),
+      );
+      const interaction = (channel: string, action: string) => ({
+        raw: `payload=${encodeURIComponent(JSON.stringify({ type: "block_actions", user: { id: "U1" }, channel: { id: channel }, actions: [{ action_id: action, value: "v" }] }))}`,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      await accepted(await send(slack.webhook_url, interaction("C1", "approve")));
+      await accepted(await send(slack.webhook_url, interaction("C1", "reject")));
+      await accepted(await send(slack.webhook_url, interaction("C2", "approve")));
+      await accepted(
+        await send(zoom.webhook_url, {
+          body: {
+            event: "meeting.created",
+            event_ts: 1700000000000,
+            payload: { account_id: "z", object: { uuid: "u1", topic: "Standup" } },
+          },
+        }),
+      );
+      await accepted(
+        await send(zoom.webhook_url, { body: { event: "meeting.deleted", payload: { object: { uuid: "u2", topic: "Gone" } } } }),
+      );
+      await accepted(await send(discord.webhook_url, { body: { id: "msg1", channelId: "D-CHAN-1", guildId: "G1", content: "hi" } }));
+      await accepted(await send(discord.webhook_url, { body: { id: "msg2", channelId: "D-CHAN-2", guildId: "G1", content: "elsewhere" } }));
+      await drained(account);
+
+      const emitted = async (source: any) => (await summaries(account.api, source.id)).map((summary) => summary.event).reverse();
+      assert.deepEqual(await emitted(inChannels), [{ channel: "C1", text: "hello 1" }], "run() reads event.channel of the inner event");
+      assert.deepEqual(
+        (await emitted(anyMessage)).map((e: any) => e.text).sort(),
+        ["hello 1", "hello 2", "hello 3", "hello 4"],
+        "no channels chosen: every Slack event, the reactions ignored by the code",
+      );
+      assert.deepEqual(
+        (await emitted(direct)).sort((a: any, b: any) => a.text.localeCompare(b.text)),
+        [
+          { channel: "D9", text: "hello 3" },
+          { channel: "C7", text: "hello 4" },
+        ],
+        "message.im: a message in a direct conversation, or one the header names so",
+      );
+      assert.deepEqual(await emitted(reactions), [{ channel: "C1" }], "reaction_added:C1");
+      assert.deepEqual(
+        await emitted(approvals),
+        [{ channel: "C1", actions: ["approve"] }],
+        "Slack's interactivity form: run() gets its payload, named interaction_events:<channel>:<action_id>",
+      );
+      assert.deepEqual(await emitted(meetings), [{ topic: "Standup" }], "Zoom is named by its `event`, run() reads payload");
+      assert.deepEqual(await emitted(discordChannel), [{ guild: "G1", content: "hi" }], "a Discord message is named by its channel");
+      for (const source of [inChannels, anyMessage, direct, reactions, approvals, meetings, discordChannel]) {
         assert.deepEqual(await summaries(account.api, source.id, { event_name: "$errors" }), [], `no errors on ${source.id}`);
         assert.equal((await account.api.delete(`/sources/${source.id}`)).status, 204);
       }

@@ -17,7 +17,7 @@ import { DEMO, demoPackage, EMPTY, emptyPackage, HELPER, helperPackage } from ".
 
 const admin = (app: TestApp, method: string, path: string, json?: unknown) =>
   request(app.baseUrl, method, `/admin/registry${path}`, { key: ADMIN_TOKEN, json });
-const DEMO_KEYS = ["demo-new-item", "demo-shout"];
+const DEMO_KEYS = ["demo-new-item", "demo-send", "demo-shout"];
 const LATER = {
   name: "@sluice-test/later",
   version: "2.0.0",
@@ -135,7 +135,7 @@ for (const dialect of DIALECTS) {
       // Newest first: the package's components were published after the files.
       assert.deepEqual(
         items
-          .slice(0, 2)
+          .slice(0, DEMO_KEYS.length)
           .map((item) => item.key)
           .sort(),
         DEMO_KEYS,
@@ -162,7 +162,12 @@ for (const dialect of DIALECTS) {
       ]);
       assert.match(component.code, /import demo from "\.\.\/\.\.\/demo\.app\.mjs"/);
       assert.equal((await account.api.get("/components/registry/demo-broken")).status, 404);
-      assert.equal((await account.api.get("/components/registry/demo-send")).status, 404, "actions are not published");
+      const action = await account.api.get("/components/registry/demo-send");
+      assert.equal(action.status, 200, "actions are published too");
+      assert.equal(action.body.data.key, "demo-send");
+      const asSource = await account.api.post("/sources", { component_id: "demo-send" });
+      assert.equal(asSource.status, 400, asSource.text);
+      assert.match(asSource.body.error, /is an action: it runs as a workflow step/);
     });
 
     let newItemEndpoint: string;

@@ -60,6 +60,13 @@ async function makeAccount(owner: Account): Promise<string> {
   return res.body.data.id;
 }
 
+async function makeDataStore(owner: Account): Promise<string> {
+  const res = await owner.api.post("/data_stores", { name: "foreign" });
+  // The record routes' {key} is filled with the store's id too: a record at that key exists.
+  await owner.api.put(`/data_stores/${res.body.data.id}/records/${res.body.data.id}`, { value: "theirs" });
+  return res.body.data.id;
+}
+
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/users/me" },
   { method: "POST", path: "/users/me/api_keys", json: () => ({ name: "shared tests" }) },
@@ -87,11 +94,17 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/workflows/{id}/$errors/event_summaries", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/workflows/{id}/$errors/{event_id}/replay", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/sse", makeForeignResource: makeWorkflow },
+  { method: "GET", path: "/workflows/{id}/runs", makeForeignResource: makeWorkflow },
+  { method: "GET", path: "/workflows/{id}/runs/{run_id}", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },
   { method: "GET", path: "/components/registry" },
   { method: "GET", path: "/components/registry/{key}", makeForeignResource: makeComponentKey },
+  { method: "POST", path: "/components/{id}/props/{prop}/options", makeForeignResource: makeComponent, json: () => ({}) },
+  { method: "POST", path: "/components/{id}/props/reload", makeForeignResource: makeComponent, json: () => ({}) },
+  { method: "POST", path: "/components/registry/{key}/props/{prop}/options", makeForeignResource: makeComponentKey, json: () => ({}) },
+  { method: "POST", path: "/components/registry/{key}/props/reload", makeForeignResource: makeComponentKey, json: () => ({}) },
   { method: "POST", path: "/accounts", json: () => ({ app: "demo", credentials: { api_key: "k" } }) },
   { method: "GET", path: "/users/me/accounts" },
   { method: "GET", path: "/accounts/{id}", makeForeignResource: makeAccount },
@@ -108,4 +121,12 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/sources/{id}/event_summaries", makeForeignResource: makeSource },
   { method: "DELETE", path: "/sources/{id}/events", makeForeignResource: makeSource },
   { method: "GET", path: "/sources/{id}/sse", makeForeignResource: makeSource },
+  { method: "POST", path: "/data_stores", json: () => ({ name: "shared tests" }) },
+  { method: "GET", path: "/users/me/data_stores" },
+  { method: "GET", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "DELETE", path: "/data_stores/{id}", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records", makeForeignResource: makeDataStore },
+  { method: "GET", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
+  { method: "PUT", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore, json: () => ({ value: "mine now" }) },
+  { method: "DELETE", path: "/data_stores/{id}/records/{key}", makeForeignResource: makeDataStore },
 ];

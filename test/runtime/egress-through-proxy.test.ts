@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import dgram from "node:dgram";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import https from "node:https";
@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { egressSettings } from "../../src/runner/egress/egress.js";
+import { certificate } from "../helpers/tls-certificate.js";
 import { createComponentRunner, type ComponentRunner } from "../../src/runtime/component-runner.js";
 import type { ExecuteResult } from "../../src/runtime/code-runner.js";
 import { fakeLookup, fakeResolver, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
@@ -50,39 +51,6 @@ const PRELUDE = `
 `;
 const probe = (body: string) =>
   `module.exports = { async run(event) { const { ports, ca } = event; ${PRELUDE} try { this.$emit({ ok: await (async () => { ${body} })() }); } catch (e) { this.$emit({ code: String(e && (e.code || (e.cause && e.cause.code)) || e), cause: e && e.cause && e.cause.code, message: String(e && e.message), syscall: e && e.syscall }); } } };`;
-
-function certificate(dir: string): { cert: string; key: string; certFile: string } | undefined {
-  const certFile = join(dir, "cert.pem");
-  const keyFile = join(dir, "key.pem");
-  try {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        keyFile,
-        "-out",
-        certFile,
-        "-days",
-        "2",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=DNS:localhost,DNS:sni.test,IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
-  } catch {
-    return undefined;
-  }
-  return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), certFile };
-}
 
 const listen = (server: net.Server) =>
   new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));

@@ -39,14 +39,13 @@ describe("per-execution emit limits", () => {
     );
     assert.equal(many.emits.length, 2);
     assert.match(many.error?.message ?? "", /at most 2500 bytes of events \(SLUICE_MAX_EMIT_BYTES_PER_RUN\)/);
-    const workflow = await runner.executeWorkflow({
+    const workflow = await runner.executeWorkflowStep({
       userId: "u_limits",
       workflowId: "p_limits",
-      steps: [
-        { id: "c_1", name: "emit", code: `export default { async run({ $ }) { for (let i = 0; i < 4; i++) $.send.emit({ i }); } };` },
-      ],
-      event: {},
+      step: { id: "c_1", name: "emit", code: `export default { async run({ $ }) { for (let i = 0; i < 4; i++) $.send.emit({ i }); } };` },
+      steps: { trigger: { event: {}, context: {} } },
       context: {},
+      links: { resume_url: "http://127.0.0.1/r/a", cancel_url: "http://127.0.0.1/r/b" },
     });
     assert.match(workflow.error?.message ?? "", /at most 3 events/);
   });

@@ -87,18 +87,16 @@ describe("the OS sandbox without the in-process egress guard", { skip: BWRAP_SKI
     assert.equal(outcome, "ECONNREFUSED");
   });
 
-  it("the runner is an unprivileged user on a host of its own, with an empty environment", async () => {
+  it("the runner is an unprivileged user on a host of its own, with an environment of only its HOME (its /tmp)", async () => {
     const run = runnerFor(runner, "u_identity");
     const result = await run(
-      attempt(
-        `const os = require("os"); return { host: os.hostname(), uid: process.getuid(), pid: process.pid, env: Object.keys(process.env) };`,
-      ),
+      attempt(`const os = require("os"); return { host: os.hostname(), uid: process.getuid(), pid: process.pid, env: process.env };`),
     );
-    const seen = result.emits[0]?.event as { host: string; uid: number; pid: number; env: string[] };
+    const seen = result.emits[0]?.event as { host: string; uid: number; pid: number; env: Record<string, string> };
     assert.equal(seen.host, "sluice-runner");
     if (process.getuid?.() === 0) assert.equal(seen.uid, 65534, "a root service's runner is not root");
     assert.ok(seen.pid < 10, `its own pid namespace (pid ${seen.pid})`);
-    assert.deepEqual(seen.env, []);
+    assert.deepEqual(seen.env, { HOME: "/tmp" });
   });
 });
 

@@ -157,5 +157,29 @@ for (const { mode, skip } of SANDBOX_MODES) {
       assert.ok(hidden.includes(seen.app), `the app folder's service side: ${seen.app}`);
       assert.ok(hidden.includes(seen.host), `the build's service side: ${seen.host}`);
     });
+
+    it("a runner has a home and a user: os.homedir() is a folder it may write, os.userInfo() names it (the AWS SDK calls both)", async () => {
+      const result = await run(
+        attempt(`
+          const os = require("os"), fs = require("fs"), path = require("path");
+          const home = os.homedir();
+          fs.mkdirSync(path.join(home, ".aws"), { recursive: true });
+          fs.writeFileSync(path.join(home, ".aws", "config"), "[default]");
+          const info = os.userInfo();
+          return { home, tmp: os.tmpdir(), read: fs.readFileSync(path.join(home, ".aws", "config"), "utf8"), user: info.username, uid: info.uid, infoHome: info.homedir };
+        `),
+      );
+      assert.equal(result.error, undefined, JSON.stringify(result.error));
+      const seen = result.emits[0]?.event as any;
+      assert.equal(typeof seen, "object", `the component failed: ${JSON.stringify(seen)}`);
+      assert.equal(seen.read, "[default]");
+      assert.equal(seen.home, seen.tmp, "the home is the runner's own temp folder");
+      assert.ok(seen.user.length > 0 && Number.isInteger(seen.uid));
+      if (mode === "bwrap") {
+        assert.equal(seen.home, "/tmp");
+        assert.equal(seen.user, "sluice");
+        assert.equal(seen.infoHome, "/tmp", "its passwd entry's home is its /tmp too");
+      }
+    });
   });
 }

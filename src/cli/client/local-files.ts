@@ -1,6 +1,7 @@
 // A component in a local file and the files its relative imports name, recursively: what
 // deploy and dev send as component_code and component_files (paths relative to the file's
-// folder, resolved as Node resolves them).
+// folder, resolved as Node resolves them), with the nearest package.json of a file that imports
+// npm packages, whose declared ranges the service then installs (as npm would).
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { findSpecifiers, kindOf } from "../../runtime/modules/specifiers.js";
@@ -16,6 +17,20 @@ export interface LocalComponent {
 
 const SUFFIXES = ["", ".js", ".mjs", ".cjs", ".json", "/index.js", "/index.mjs", "/index.cjs"];
 const MAX_FILES = 100;
+/** How far up from a file's folder its package.json is looked for (as the service does). */
+const MAX_LEVELS = 8;
+
+function nearestPackageJson(folder: string): string | undefined {
+  let current = folder;
+  for (let level = 0; level <= MAX_LEVELS; level++) {
+    const candidate = resolve(current, "package.json");
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+  return undefined;
+}
 
 export function readLocalComponent(file: string): LocalComponent {
   const entry = resolve(file);
@@ -25,7 +40,16 @@ export function readLocalComponent(file: string): LocalComponent {
   const files: Record<string, string> = {};
   const paths = [entry];
   const visit = (from: string, text: string) => {
-    for (const specifier of findSpecifiers(text)) {
+    const specifiers = findSpecifiers(text);
+    if (specifiers.some((specifier) => kindOf(specifier.value) === "package")) {
+      const manifest = nearestPackageJson(dirname(from));
+      const key = manifest && relative(root, manifest).split(sep).join("/");
+      if (manifest && key && !(key in files) && Object.keys(files).length < MAX_FILES) {
+        files[key] = readFileSync(manifest, "utf8");
+        paths.push(manifest);
+      }
+    }
+    for (const specifier of specifiers) {
       if (kindOf(specifier.value) !== "relative" || specifier.value.startsWith("/")) continue;
       const wanted = resolve(dirname(from), specifier.value);
       const found = SUFFIXES.map((suffix) => wanted + suffix).find((path) => existsSync(path) && statSync(path).isFile());

@@ -1,12 +1,13 @@
 // What a request to an account's inbound URL (/a/<key>) carries for its apphook sources: the
-// event (the body, parsed when it is JSON, as providers post their payloads), the event's name,
-// and Slack's URL verification challenge.
+// body (parsed when it is JSON, as providers post their payloads), the event's names, and
+// Slack's URL verification challenge.
 import type { EndpointRequest } from "../endpoints/endpoint-kind.js";
+import { bodyEventNames } from "./provider-shapes.js";
 
 export const EVENT_NAME_HEADER = "x-sluice-event-name";
 
 /**
- * The body as run(event) receives it: the JSON value when it parses (whatever the content
+ * The body as posted (run(event) receives it, or the event inside a provider's envelope): the JSON value when it parses (whatever the content
  * type says, as providers differ), else the text; null when there is none.
  */
 export function apphookEvent(body: Buffer): unknown {
@@ -19,12 +20,13 @@ export function apphookEvent(body: Buffer): unknown {
   }
 }
 
-/** The event's name: the x-sluice-event-name header, else ?event=, else the body's `type`, else its `event.type`. */
-export function apphookEventName(request: Pick<EndpointRequest, "headers" | "query">, event: unknown): string | undefined {
+/**
+ * The names the event answers to: the x-sluice-event-name header, else ?event=, else the names
+ * of the body's shape (provider-shapes.ts: Slack's envelope, Zoom's, a Discord message, a `type`).
+ */
+export function apphookEventNames(request: Pick<EndpointRequest, "headers" | "query">, event: unknown): string[] {
   const given = firstText(request.headers[EVENT_NAME_HEADER]) ?? firstText(request.query.event);
-  if (given !== undefined) return given;
-  if (!isObject(event)) return undefined;
-  return firstText(event.type) ?? (isObject(event.event) ? firstText(event.event.type) : undefined);
+  return given !== undefined ? [given] : bodyEventNames(event);
 }
 
 /** Slack's URL verification ({"type": "url_verification", "challenge": …}): the challenge to answer with. */

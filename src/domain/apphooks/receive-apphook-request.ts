@@ -1,7 +1,7 @@
 // One request to a connected account's inbound URL, /a/<key> (unknown key: 404). Slack's URL
 // verification is answered with its challenge and runs nothing. Otherwise each active source
-// bound to the account whose event names take the request's event name gets a `source.run`
-// job with the event, written before the 200 {"status": "accepted"} (at least once, as for
+// bound to the account whose event names take one of the request's event names gets a
+// `source.run` job with the event (the inner event of Slack's envelope, provider-shapes.ts), written before the 200 {"status": "accepted"} (at least once, as for
 // /e/); the sources run in the workers. Nothing bound, or nothing taking the name: still 200,
 // the provider did its part. Over the account's quota, 429 as for every HTTP endpoint.
 import type { Ctx } from "../context.js";
@@ -12,7 +12,8 @@ import { ACCEPTED_RESPONSE } from "../endpoints/accepted-response.js";
 import type { EndpointRequest } from "../endpoints/endpoint-kind.js";
 import { acceptForLater, assertAccountMayStore } from "../endpoints/accept-for-later.js";
 import { sourceRunJob } from "../sources/source-jobs.js";
-import { apphookEvent, apphookEventName, verificationChallenge } from "./apphook-event.js";
+import { apphookEvent, apphookEventNames, verificationChallenge } from "./apphook-event.js";
+import { runEventOf } from "./provider-shapes.js";
 
 /** Methods that carry events; others (GET, HEAD) only learn whether the URL exists. */
 const EVENT_METHODS = new Set(["POST", "PUT", "PATCH"]);
@@ -31,17 +32,17 @@ export async function receiveApphookRequest(deps: { ctx: Ctx; queue: JobQueue },
   const event = apphookEvent(request.body);
   const challenge = verificationChallenge(event);
   if (challenge) return { status: 200, headers: {}, body: { kind: "json", value: challenge } };
-  const sourceIds = await sourcesTaking(ctx, account, apphookEventName(request, event));
+  const sourceIds = await sourcesTaking(ctx, account, apphookEventNames(request, event));
   if (sourceIds.length === 0) return ACCEPTED_RESPONSE;
   await assertAccountMayStore(ctx, account.user_id);
   return acceptForLater(
     deps,
-    sourceIds.map((sourceId) => sourceRunJob(account.user_id, sourceId, event)),
+    sourceIds.map((sourceId) => sourceRunJob(account.user_id, sourceId, runEventOf(event))),
   );
 }
 
-/** Active sources bound to the account that take events of this name (every event when their list is empty). */
-async function sourcesTaking(ctx: Ctx, account: { id: string; user_id: string }, name: string | undefined): Promise<string[]> {
+/** Active sources bound to the account that take events of one of these names (every event when their list is empty). */
+async function sourcesTaking(ctx: Ctx, account: { id: string; user_id: string }, names: string[]): Promise<string[]> {
   const bindings = await ctx.db
     .selectFrom("apphook_bindings")
     .innerJoin("sources", "sources.id", "apphook_bindings.source_id")
@@ -53,13 +54,13 @@ async function sourcesTaking(ctx: Ctx, account: { id: string; user_id: string },
     .orderBy("apphook_bindings.source_id")
     .execute();
   const taking = new Set<string>();
-  for (const binding of bindings) if (takes(binding.event_names, name)) taking.add(binding.source_id);
+  for (const binding of bindings) if (takes(binding.event_names, names)) taking.add(binding.source_id);
   return [...taking];
 }
 
-function takes(eventNames: string | null, name: string | undefined): boolean {
+function takes(eventNames: string | null, given: string[]): boolean {
   // Not chosen yet, or eventNames() failed: nothing until the source is saved again.
   if (eventNames === null) return false;
   const names = JSON.parse(eventNames) as string[];
-  return names.length === 0 || (name !== undefined && names.includes(name));
+  return names.length === 0 || given.some((name) => names.includes(name));
 }

@@ -31,6 +31,8 @@ export interface ComponentView {
   name: string;
   version: string;
   configurable_props: ComponentMetadata["configurable_props"];
+  /** Whether additionalProps() adds props (POST /components/{id}/props/reload lists them). */
+  additional_props: boolean;
   component_url: string | null;
   created_at: number;
   updated_at: number;
@@ -71,6 +73,8 @@ export function componentView(component: SavedComponent): ComponentView {
     name: component.name,
     version: component.version,
     configurable_props: component.metadata.configurable_props,
+    // A props form asks POST …/props/reload for the rest (additionalProps()).
+    additional_props: component.metadata.additional_props === true,
     component_url: component.componentUrl,
     created_at: toUnixSeconds(component.createdAt),
     updated_at: toUnixSeconds(component.updatedAt),

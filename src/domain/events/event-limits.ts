@@ -35,7 +35,7 @@ export interface EventLimits {
   readonly quotaBytes: number;
   /** For each event: undefined to store it, or the $errors entry that replaces it. */
   check(db: Kysely<Database>, target: { userId: string; emitterId: string }, events: EventToStore[]): Promise<Array<Refusal | undefined>>;
-  /** Bytes of events the account holds (to within USAGE_TTL_MS). */
+  /** Bytes of events and data store records the account holds (to within USAGE_TTL_MS). */
   storageUsed(userId: string): Promise<number>;
 }
 
@@ -51,13 +51,20 @@ export function createEventLimits(
   const readUsage = (userId: string): Promise<number> => {
     let read = reading.get(userId);
     if (read) return read;
+    // Events (per emitter) and data store records (per store) count alike.
     read = db
       .selectFrom("emitter_storage")
       .select(sql<string | number | null>`sum(bytes)`.as("bytes"))
       .where("user_id", "=", userId)
-      .executeTakeFirst()
-      .then((row) => {
-        const bytes = Number(row?.bytes ?? 0);
+      .unionAll(
+        db
+          .selectFrom("data_stores")
+          .select(sql<string | number | null>`sum(bytes)`.as("bytes"))
+          .where("user_id", "=", userId),
+      )
+      .execute()
+      .then((rows) => {
+        const bytes = rows.reduce((sum, row) => sum + Number(row.bytes ?? 0), 0);
         if (usage.size >= MAX_CACHED) usage.clear();
         usage.set(userId, { bytes, at: performance.now() });
         return bytes;

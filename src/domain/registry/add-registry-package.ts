@@ -39,10 +39,11 @@ export async function addPackage(deps: RegistryDeps, request: PackageRequest): P
   const { name } = request;
   const installed = request.range !== undefined && EXACT_VERSION.test(request.range) ? { version: request.range, dir: await deps.runner.npm.install(name, request.range) } : await deps.runner.npm.installResolved(name, request.range);
   const { version } = installed;
-  const paths = await packageSourceFiles(installed.dir);
-  if (paths.length === 0) throw invalid(`the npm package ${name}@${version} has no sources: they are looked for in sources/<name>/<name>.mjs (or .js, .cjs), as in @pipedream/<app> packages`);
+  // A package may hold only actions (helper packages do): they are recorded the same way.
+  const paths = [...(await packageSourceFiles(installed.dir)), ...(await packageSourceFiles(installed.dir, "actions"))];
+  if (paths.length === 0) throw invalid(`the npm package ${name}@${version} has no sources or actions: they are looked for in sources/<name>/<name>.mjs and actions/<name>/<name>.mjs (or .js, .cjs), as in @pipedream/<app> packages`);
   const { sources, skipped } = await inspectSources(deps, { name, version }, installed.dir, paths);
-  if (sources.length === 0) throw invalid(`no source of the npm package ${name}@${version} could be published: ${skipped.map((s) => `${s.path}: ${s.reason}`).join("; ")}`);
+  if (sources.length === 0) throw invalid(`no source or action of the npm package ${name}@${version} could be published: ${skipped.map((s) => `${s.path}: ${s.reason}`).join("; ")}`);
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (tx) => {
     await tx
@@ -82,7 +83,7 @@ async function inspectSources(deps: RegistryDeps, pkg: { name: string; version: 
       continue;
     }
     const reason =
-      metadata.type !== "source" ? `not a source (type "${metadata.type}")` : !metadata.key ? "the component has no key" : keys.has(metadata.key) ? `its key "${metadata.key}" is also the key of ${keys.get(metadata.key)}` : undefined;
+      metadata.type !== expectedType(path) ? `not ${expectedType(path) === "source" ? "a source" : "an action"} (type "${metadata.type}")` : !metadata.key ? "the component has no key" : keys.has(metadata.key) ? `its key "${metadata.key}" is also the key of ${keys.get(metadata.key)}` : undefined;
     if (reason) {
       skipped.push({ path, reason });
       continue;
@@ -92,6 +93,9 @@ async function inspectSources(deps: RegistryDeps, pkg: { name: string; version: 
   }
   return { sources, skipped };
 }
+
+/** What a file's folder says it holds: actions/ holds actions, sources/ sources. */
+const expectedType = (path: string) => (path.startsWith("actions/") ? "action" : "source");
 
 /** The component of this file of this version: the one saved before, or a new one. */
 async function packageComponent(tx: Kysely<Database>, entry: PackageEntry, source: InspectedSource, now: number): Promise<string> {

@@ -1,7 +1,7 @@
-// The sources of an installed registry package, found where Pipedream's `@pipedream/<app>`
-// packages keep them: each in a folder of its own under sources/, in a file named like the
-// folder (sources/new-message/new-message.mjs). Other files there (sources/common/…, test
-// events) are what those files import, and actions/ holds no sources.
+// The components of an installed registry package, found where Pipedream's `@pipedream/<app>`
+// packages keep them: each in a folder of its own under sources/ (or actions/), in a file named
+// like the folder (sources/new-message/new-message.mjs). Other files there (sources/common/…,
+// test events) are what those files import.
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ServiceError } from "../../lib/errors.js";
@@ -11,17 +11,17 @@ const MAX_PACKAGE_SOURCES = 500;
 const MAX_CODE_BYTES = 2 * 1024 * 1024;
 
 /** Paths relative to the package's folder, sorted. */
-export async function packageSourceFiles(packageDir: string): Promise<string[]> {
+export async function packageSourceFiles(packageDir: string, kind: "sources" | "actions" = "sources"): Promise<string[]> {
   let folders: string[];
   try {
-    folders = (await readdir(join(packageDir, "sources"), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    folders = (await readdir(join(packageDir, kind), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   } catch {
     return [];
   }
   const found: string[] = [];
   for (const folder of folders.sort()) {
     for (const extension of EXTENSIONS) {
-      const path = `sources/${folder}/${folder}${extension}`;
+      const path = `${kind}/${folder}/${folder}${extension}`;
       const stats = await lstat(join(packageDir, path)).catch(() => undefined);
       if (!stats?.isFile()) continue;
       found.push(path);

@@ -11,6 +11,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import { timeOrderedIdStart } from "../../lib/ids.js";
 import type { Ctx } from "../context.js";
+import { sweepExpiredRecords } from "../data-stores/expire-records.js";
+import { pruneRuns } from "./prune-runs.js";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,6 +33,10 @@ export interface PruneCounts {
   deliveries: number;
   attempts: number;
   logEvents: number;
+  /** Data store records past their TTL (data-stores/expire-records.ts). */
+  expiredRecords: number;
+  /** Ended workflow runs (with their steps). */
+  runs: number;
   freedPages: number;
   /** Statements that deleted rows; each deleted at most batchSize rows of its table. */
   batches: number;
@@ -51,10 +57,14 @@ export async function pruneExpired(ctx: PruneCtx, options: PruneOptions = {}): P
       await sleep(options.pauseMs ?? DEFAULT_PAUSE_MS, undefined, { signal: options.signal }).catch(() => undefined);
   };
   const cutoff = ctx.clock.now() - ctx.config.deliveryRetentionDays * DAY_MS;
-  const counts: PruneCounts = { deliveries: 0, attempts: 0, logEvents: 0, freedPages: 0, batches: 0, ms: 0 };
+  const counts: PruneCounts = { deliveries: 0, attempts: 0, logEvents: 0, runs: 0, expiredRecords: 0, freedPages: 0, batches: 0, ms: 0 };
   await pruneDeliveries(ctx, cutoff, batchSize, counts, pause, options.signal);
   await pruneLogEvents(ctx, cutoff, batchSize, counts, pause, options.signal);
-  if (options.freePages && counts.deliveries + counts.attempts + counts.logEvents > 0) {
+  const runs = await pruneRuns(ctx, cutoff, batchSize, pause, options.signal);
+  counts.runs += runs.runs;
+  counts.batches += runs.batches;
+  counts.expiredRecords = await sweepExpiredRecords(ctx, { batchSize, pause, signal: options.signal });
+  if (options.freePages && counts.deliveries + counts.attempts + counts.logEvents + counts.runs + counts.expiredRecords > 0) {
     for (;;) {
       if (options.signal?.aborted) break;
       const freed = await options.freePages(options.pagesPerStep ?? 1000);

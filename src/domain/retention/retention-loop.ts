@@ -31,7 +31,7 @@ export function startRetentionLoop(
       const freed = options.freePages ? `, ${counts.freedPages} pages given back to the file system` : "";
       ctx.logger.info(
         { ...counts, retentionDays: ctx.config.deliveryRetentionDays },
-        `retention pass: pruned ${counts.deliveries} deliveries, ${counts.attempts} attempts and ${counts.logEvents} $logs events older than ${ctx.config.deliveryRetentionDays} days in ${counts.batches} batches${freed} (${counts.ms} ms)`,
+        `retention pass: pruned ${counts.deliveries} deliveries, ${counts.attempts} attempts, ${counts.logEvents} $logs events and ${counts.runs} workflow runs older than ${ctx.config.deliveryRetentionDays} days, and ${counts.expiredRecords} expired data store records, in ${counts.batches} batches${freed} (${counts.ms} ms)`,
       );
     } catch (error) {
       if (!abort.signal.aborted) ctx.logger.error({ err: error }, "retention pass failed; the next one tries again");

@@ -60,9 +60,9 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
     if (props !== source.props) forgetSource(ctx, source.id);
   }
   const timeoutMs = ctx.config.runTimeoutSeconds * 1000;
-  // Only state ($.service.db, dedupe) needs executions one at a time; a source without any
-  // runs its executions side by side (the HTTP ingest path of most sources).
-  const stateful = source.usesDb || source.usesDir || source.metadata.dedupe !== null;
+  // Only state ($.service.db, dir, data stores, dedupe) needs executions one at a time; a source
+  // without any runs its executions side by side (the HTTP ingest path of most sources).
+  const stateful = source.usesDb || source.usesDir || source.usesDataStore || source.metadata.dedupe !== null;
   const withState = <T>(fn: (locked: LockedState) => Promise<T>) =>
     stateful ? withSourceLock(ctx, source.id, timeoutMs + 30_000, fn) : fn({ state: {}, dedupe: {} });
   return withState(async (locked) => {
@@ -90,6 +90,7 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
         state: locked.state,
         ...(files ? { dir: files } : {}),
         context: { sourceId: source.id, endpointUrl: endpointUrl(ctx, source.endpointKey) ?? undefined },
+        ...(source.extraProps.length > 0 ? { extraProps: source.extraProps } : {}),
         timeoutMs,
       },
       { onResponse: request.onResponse },

@@ -1,6 +1,6 @@
 // The runnable sources a context remembers (runnable-source.ts reads and fills it): by id, by
 // endpoint key, and the saved components their code comes from.
-import type { ComponentMetadata, PackageEntry } from "../../runtime/code-runner.js";
+import type { ComponentMetadata, ConfigurableProp, PackageEntry } from "../../runtime/code-runner.js";
 import type { SavedComponent } from "../components/component.js";
 import type { OAuthAppProp } from "../accounts/oauth-app-prop.js";
 
@@ -16,7 +16,10 @@ export interface RunnableSource {
   files: Record<string, string> | undefined;
   /** The registry package the code is loaded from, when it came from one. */
   package: PackageEntry | undefined;
+  /** The component's metadata with the source's dynamic props (additionalProps()). */
   metadata: ComponentMetadata;
+  /** The props additionalProps() added for this source, which the runner sets on `this` like the others. */
+  extraProps: ConfigurableProp[];
   props: Record<string, unknown>;
   /** App props whose OAuth tokens are refreshed before a run when due (accounts/oauth-refresh.ts). */
   oauthProps: OAuthAppProp[];
@@ -24,6 +27,11 @@ export interface RunnableSource {
   usesDb: boolean;
   /** Whether the component has a `dir` prop (its files go with each execution; one at a time). */
   usesDir: boolean;
+  /**
+   * Whether the component has a data store prop: its executions then run one at a time too, so a
+   * get-then-set (Pipedream's counter) of one run never loses another run's write.
+   */
+  usesDataStore: boolean;
   intervalSeconds: number | null;
   loadedAt: number;
 }

@@ -8,7 +8,9 @@ import { findComponent } from "../components/find-component.js";
 import { withAppAuth } from "../accounts/app-props.js";
 import { DB, DIR, resolveProps } from "./source-props.js";
 import type { RunnableSource } from "./runnable-source-cache.js";
+import { DATA_STORE } from "../data-stores/data-store-props.js";
 import { intervalSecondsOf } from "./timer-spec.js";
+import { parseDynamicProps, withDynamicProps } from "./dynamic-props.js";
 
 export type { RunnableSource };
 
@@ -50,6 +52,7 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
       "configured_props",
       "timer_interval_seconds",
       "timer_cron",
+      "dynamic_props",
     ])
     .where("id", "=", id)
     .executeTakeFirst();
@@ -57,7 +60,9 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     forgetSource(ctx, id);
     return undefined;
   }
-  const component = await componentOf(ctx, row.user_id, row.component_id);
+  const saved = await componentOf(ctx, row.user_id, row.component_id);
+  const extraProps = parseDynamicProps(row.dynamic_props);
+  const component = { ...saved, metadata: withDynamicProps(saved.metadata, row.dynamic_props) };
   let props: Record<string, unknown> = {};
   try {
     props = resolveProps(component.metadata, JSON.parse(row.configured_props), 0).values;
@@ -76,10 +81,12 @@ export async function runnableSource(ctx: Ctx, id: string): Promise<RunnableSour
     files: component.files,
     package: component.package,
     metadata: component.metadata,
+    extraProps,
     props: withAuth.props,
     oauthProps: withAuth.oauthProps,
     usesDb: component.metadata.configurable_props.some((prop) => prop.type === DB),
     usesDir: component.metadata.configurable_props.some((prop) => prop.type === DIR),
+    usesDataStore: component.metadata.configurable_props.some((prop) => prop.type === DATA_STORE),
     intervalSeconds:
       row.timer_cron || row.timer_interval_seconds !== null
         ? intervalSecondsOf({ intervalSeconds: row.timer_interval_seconds, cron: row.timer_cron })

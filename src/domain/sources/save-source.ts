@@ -11,6 +11,7 @@ import { runHooks } from "./lifecycle.js";
 import type { SourceDeps } from "./run-source.js";
 import { forgetSource, runnableSource } from "./runnable-source.js";
 import { componentForSource, type ComponentChoice } from "./source-component.js";
+import { checkDataStoreProps } from "../data-stores/data-store-props.js";
 import { resolveProps, slugify } from "./source-props.js";
 import { removeSourceFiles } from "./source-files.js";
 import { sourceView, type SourceView } from "./source-view.js";
@@ -20,6 +21,7 @@ import { deleteInlineAccounts, storeAppProps } from "../accounts/app-props.js";
 import { apphookBindings, deleteApphookBindings, saveApphookBindings } from "../apphooks/apphook-bindings.js";
 import { refreshEventNames } from "../apphooks/event-names.js";
 import { assertNameFree, unusedName } from "../unused-name.js";
+import { dynamicPropsFor, withDynamicProps } from "./dynamic-props.js";
 
 export interface SaveSourceInput extends ComponentChoice {
   name?: string;
@@ -36,17 +38,19 @@ function checkConfiguredProps(value: unknown): Record<string, unknown> {
 /** The columns that follow from a component and its configured props. */
 function derivedColumns(
   deps: SourceDeps,
-  component: SavedComponent,
+  component: SavedComponent & { dynamicProps: string | null },
   configured: Record<string, unknown>,
   active: boolean,
   keys: { endpoint: string | null; email: string | null },
 ) {
   const { ctx } = deps;
   const resolved = resolveProps(component.metadata, configured, ctx.config.minTimerSeconds);
+  // component.metadata holds the source's dynamic props too (withSourceProps).
   const now = ctx.clock.now();
   return {
     component_id: component.id,
     configured_props: JSON.stringify(configured),
+    dynamic_props: component.dynamicProps,
     active: active ? 1 : 0,
     endpoint_key: resolved.http ? (keys.endpoint ?? newUrlKey()) : null,
     email_key: resolved.email ? (keys.email ?? newUrlKey()) : null,
@@ -60,8 +64,10 @@ function derivedColumns(
 
 export async function createSource(deps: SourceDeps & { actor: Actor; input: SaveSourceInput }): Promise<SourceView> {
   const { ctx, actor, input } = deps;
-  const component = await componentForSource(ctx, deps.runner, actor, input);
+  const saved = await componentForSource(ctx, deps.runner, actor, input);
   const configured = checkConfiguredProps(input.configured_props);
+  const component = withSourceProps(saved, await dynamicPropsFor(deps, actor, saved, configured));
+  await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
   const name = input.name?.trim() || slugify(component.name);
   const id = newId("dc");
   const row: SourcesTable = {
@@ -110,9 +116,18 @@ export async function findOwnedSource(deps: Pick<SourceDeps, "ctx">, actor: Acto
 export async function updateSource(deps: SourceDeps & { actor: Actor; id: string; input: SaveSourceInput }): Promise<SourceView> {
   const { ctx, actor, id, input } = deps;
   const current = await findOwnedSource(deps, actor, id);
-  const component = await componentForSource(ctx, deps.runner, actor, input);
+  const saved = await componentForSource(ctx, deps.runner, actor, input);
   const configured =
     input.configured_props === undefined ? JSON.parse(current.configured_props) : checkConfiguredProps(input.configured_props);
+  const previous = {
+    componentId: current.component_id,
+    configured: JSON.parse(current.configured_props),
+    dynamicProps: current.dynamic_props,
+  };
+  const component = withSourceProps(saved, await dynamicPropsFor(deps, actor, saved, configured, previous));
+  // Props kept as they were are not checked again: a store deleted since must not block a change of name or state.
+  if (input.configured_props !== undefined)
+    await checkDataStoreProps(ctx, { userId: actor.userId, props: component.metadata.configurable_props, configured });
   const active = input.active ?? true;
   const columns = derivedColumns(deps, component, configured, active, { endpoint: current.endpoint_key, email: current.email_key });
   // New props may hold inline credentials: stored as connected accounts, replaced by their ids.
@@ -144,6 +159,11 @@ export async function updateSource(deps: SourceDeps & { actor: Actor; id: string
     }
   }
   return sourceView(ctx, next, component.metadata, { withUserId: true });
+}
+
+/** The component as this source sees it: its own props and those its additionalProps() added. */
+function withSourceProps(component: SavedComponent, dynamicProps: string | null): SavedComponent & { dynamicProps: string | null } {
+  return { ...component, metadata: withDynamicProps(component.metadata, dynamicProps), dynamicProps };
 }
 
 /** Runs deactivate, then removes the source, its events and the subscriptions to and from it. */

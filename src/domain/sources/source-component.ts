@@ -15,6 +15,16 @@ export interface ComponentChoice {
 }
 
 export async function componentForSource(ctx: Ctx, runner: CodeRunner, actor: Actor, input: ComponentChoice): Promise<SavedComponent> {
+  const component = await chosenComponent(ctx, runner, actor, input);
+  // Actions are published beside sources (registry packages' actions/); they run as workflow steps.
+  if (component.metadata.type === "action")
+    throw invalid(
+      `component ${component.key ?? component.id} is an action: it runs as a workflow step ({"action": "<key>"}), not as a source`,
+    );
+  return component;
+}
+
+async function chosenComponent(ctx: Ctx, runner: CodeRunner, actor: Actor, input: ComponentChoice): Promise<SavedComponent> {
   if (input.component_id) {
     try {
       return await findComponent({ ctx, actor, idOrKey: input.component_id });

@@ -7,6 +7,7 @@ import { emailAddress } from "../inbound-email/email-address.js";
 import { configuredPropsView } from "./source-props.js";
 import { endpointUrl } from "./runnable-source.js";
 import { intervalSecondsOf } from "./timer-spec.js";
+import { withDynamicProps } from "./dynamic-props.js";
 
 export interface SourceView {
   id: string;
@@ -35,7 +36,8 @@ type ViewRow = Pick<
   | "updated_at"
   | "name"
   | "name_slug"
->;
+> &
+  Partial<Pick<SourcesTable, "dynamic_props">>;
 
 export function sourceView(ctx: Ctx, row: ViewRow, metadata: ComponentMetadata, options: { withUserId: boolean }): SourceView {
   const timer =
@@ -44,7 +46,7 @@ export function sourceView(ctx: Ctx, row: ViewRow, metadata: ComponentMetadata, 
     id: row.id,
     ...(options.withUserId ? { user_id: row.user_id } : {}),
     component_id: row.component_id,
-    configured_props: configuredPropsView(metadata, JSON.parse(row.configured_props), {
+    configured_props: configuredPropsView(withDynamicProps(metadata, row.dynamic_props), JSON.parse(row.configured_props), {
       timer,
       intervalSeconds: timer ? intervalSecondsOf(timer) : null,
       endpointUrl: endpointUrl(ctx, row.endpoint_key),

@@ -1,5 +1,7 @@
 // Timer props: where the schedule comes from (configured_props override, then the prop's
-// default, then the legacy placement on the prop itself) and when a timer runs next.
+// default, then the legacy placement on the prop itself) and when a timer runs next. A cron
+// schedule runs in UTC unless a `timezone` (IANA name) comes with it; the zone is kept in the
+// cron text as the usual `CRON_TZ=<zone> ` prefix, so the stored schedule stays one column.
 import { Cron } from "croner";
 import { invalid } from "../../lib/errors.js";
 import type { ConfigurableProp } from "../../runtime/code-runner.js";
@@ -18,7 +20,37 @@ function fromObject(value: unknown): TimerSpec | undefined {
   const raw = v.intervalSeconds ?? v.interval_seconds;
   const interval = raw === undefined || raw === null ? null : Number(raw);
   if (cron === null && interval === null) return undefined;
-  return { intervalSeconds: cron ? null : interval, cron };
+  const timezone = typeof v.timezone === "string" && v.timezone.trim() ? v.timezone.trim() : null;
+  return { intervalSeconds: cron ? null : interval, cron: cron ? zoned(cron, timezone) : null };
+}
+
+const TZ_PREFIX = "CRON_TZ=";
+
+/** The cron text stored: UTC as the bare pattern, any other (checked) zone as a prefix. */
+function zoned(cron: string, timezone: string | null): string {
+  const split = splitCron(cron);
+  const zone = timezone ?? split.timezone;
+  if (zone === "UTC") return split.pattern;
+  if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(zone) || !isKnownZone(zone))
+    throw invalid(`unknown timezone "${zone}" (an IANA name such as Europe/Paris)`);
+  return `${TZ_PREFIX}${zone} ${split.pattern}`;
+}
+
+function isKnownZone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A stored cron text as its pattern and zone (UTC without a `CRON_TZ=` prefix). */
+export function splitCron(cron: string): { pattern: string; timezone: string } {
+  if (!cron.startsWith(TZ_PREFIX)) return { pattern: cron, timezone: "UTC" };
+  const space = cron.indexOf(" ");
+  if (space < 0) return { pattern: "", timezone: cron.slice(TZ_PREFIX.length) };
+  return { pattern: cron.slice(space + 1).trim(), timezone: cron.slice(TZ_PREFIX.length, space) };
 }
 
 /** The longest interval accepted: a year (also keeps next-run times far inside bigint). */
@@ -42,9 +74,10 @@ export function timerSpecOf(prop: ConfigurableProp, configured: unknown, minSeco
   return spec;
 }
 
-function cronOf(pattern: string, propName = "timer"): Cron {
+function cronOf(cron: string, propName = "timer"): Cron {
+  const { pattern, timezone } = splitCron(cron);
   try {
-    return new Cron(pattern, { timezone: "UTC", paused: true });
+    return new Cron(pattern, { timezone, paused: true });
   } catch (error) {
     throw invalid(`configured_props.${propName}: invalid cron expression "${pattern}" (${(error as Error).message})`);
   }

@@ -4,7 +4,8 @@ import { newId, randomString } from "../../lib/ids.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { unusedName } from "../unused-name.js";
 import { applyAutoSubscriptions } from "../subscriptions/auto-subscriptions.js";
-import { assertStepsRunnable, normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { checkedSteps } from "./step-input.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { workflowView, type WorkflowView } from "./workflow-view.js";
 
@@ -33,9 +34,8 @@ export async function createWorkflow({
   actor: Actor;
   input: CreateWorkflowInput;
 }): Promise<WorkflowView> {
-  const steps = normalizeSteps(input.steps);
   const name = input.name === undefined ? "Untitled workflow" : validateWorkflowName(input.name);
-  await assertStepsRunnable(runner, actor.userId, steps);
+  const steps = await checkedSteps({ ctx, runner, actor, steps: normalizeSteps(input.steps) });
   const row = await ctx.db.transaction().execute(async (db) =>
     insertWorkflow({ ...ctx, db }, actor.userId, {
       name: await unusedName(db, "workflows", actor.userId, name),

@@ -4,10 +4,12 @@ import type { Actor, Ctx } from "../context.js";
 import { invalid, notFound } from "../../lib/errors.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import { newDeploymentId, validateWorkflowName } from "./create-workflow.js";
-import { assertStepsRunnable, normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { normalizeSteps, usesCustomResponse, type StepInput } from "./steps.js";
+import { checkedSteps } from "./step-input.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { parseSteps, workflowView, type WorkflowView } from "./workflow-view.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
+import { deleteStepAccounts } from "./step-accounts.js";
 
 export async function findOwnedWorkflow(ctx: Ctx, actor: Actor, id: string): Promise<WorkflowsTable> {
   const row = await ctx.db.selectFrom("workflows").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
@@ -45,8 +47,7 @@ export async function updateWorkflow({
   if (next.name !== current.name) await assertNameFree(ctx.db, "workflows", actor.userId, next.name, id);
   if (input.active !== undefined) next.active = input.active ? 1 : 0;
   if (input.steps !== undefined) {
-    const steps = normalizeSteps(input.steps, parseSteps(current));
-    await assertStepsRunnable(runner, actor.userId, steps);
+    const steps = await checkedSteps({ ctx, runner, actor, steps: normalizeSteps(input.steps, parseSteps(current)) });
     next.steps = JSON.stringify(steps);
     next.custom_response = usesCustomResponse(steps) ? 1 : 0;
     next.deployment_id = newDeploymentId();
@@ -67,7 +68,10 @@ export async function updateWorkflow({
   return workflowView(ctx.config, next);
 }
 
-/** Deleting a workflow removes its events and the subscriptions to and from it. The global error workflow stays. */
+/**
+ * Deleting a workflow removes its events, the subscriptions to and from it and the accounts its
+ * steps' inline `$auth` made. The global error workflow stays.
+ */
 export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Actor; id: string }): Promise<void> {
   const row = await findOwnedWorkflow(ctx, actor, id);
   if (row.is_error_workflow === 1) throw invalid("the global error workflow can be changed (PUT) or deactivated, but not deleted");
@@ -80,5 +84,6 @@ export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Acto
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, db, id);
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();
+    await deleteStepAccounts({ db }, actor.userId, id, parseSteps(row));
   });
 }

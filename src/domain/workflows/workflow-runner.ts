@@ -1,17 +1,12 @@
 // What workflows need from the code runner (src/runtime): check step code at save time and
-// run a workflow's steps. CodeRunner implements both (src/runtime/code-runner.ts).
+// run one step of a run. CodeRunner implements both (src/runtime/code-runner.ts).
 import type { HttpResponseRecord } from "../../runtime/code-runner.js";
-import type {
-  StepProblem,
-  WorkflowExecuteRequest,
-  WorkflowExecuteResult,
-  WorkflowStepCode,
-} from "../../runner/protocol/workflow-execution.js";
+import type { RunnableStep, StepsCheck, WorkflowStepRequest, WorkflowStepResult } from "../../runner/protocol/workflow-execution.js";
 
 export interface WorkflowRunner {
-  checkWorkflowSteps(input: { userId: string; steps: WorkflowStepCode[] }): Promise<StepProblem[]>;
-  executeWorkflow(
-    request: WorkflowExecuteRequest,
+  checkWorkflowSteps(input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck>;
+  executeWorkflowStep(
+    request: WorkflowStepRequest,
     options?: { onResponse?: (response: HttpResponseRecord) => void },
-  ): Promise<WorkflowExecuteResult>;
+  ): Promise<WorkflowStepResult>;
 }

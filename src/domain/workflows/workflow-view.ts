@@ -2,11 +2,14 @@ import type { Config } from "../../config.js";
 import { toUnixSeconds } from "../../lib/clock.js";
 import type { WorkflowsTable } from "../../store/schema.js";
 import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
+import { triggerView, type TriggerView } from "./triggers/trigger-view.js";
+import { stepView, type StepView } from "./step-view.js";
 
 export interface WorkflowView {
   id: string;
   name: string;
-  steps: WorkflowStepCode[];
+  trigger: TriggerView;
+  steps: StepView[];
   active: boolean;
   endpoint_url: string;
   /** True for the account's global error workflow (error-workflow.ts). */
@@ -27,7 +30,8 @@ export function workflowView(config: Config, row: WorkflowsTable): WorkflowView 
   return {
     id: row.id,
     name: row.name,
-    steps: parseSteps(row),
+    trigger: triggerView(config, row.trigger, endpointUrl(config, row.endpoint_key)),
+    steps: parseSteps(row).map(stepView),
     active: row.active === 1,
     endpoint_url: endpointUrl(config, row.endpoint_key),
     global_error_workflow: row.is_error_workflow === 1,

@@ -27,6 +27,7 @@ const Component = Type.Object({
   name: Type.String(),
   version: Type.String(),
   configurable_props: Type.Array(ConfigurableProp),
+  additional_props: Type.Boolean({ description: "whether additionalProps() adds props: POST /components/{id}/props/reload lists them" }),
   component_url: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.Integer(),
   updated_at: Type.Integer(),
@@ -39,6 +40,7 @@ const PublishedComponent = Type.Object({
   version: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   type: Type.String({ description: '"source" or "action"' }),
+  configurable_props: Type.Array(ConfigurableProp),
   package: Type.Union([Type.Object({ name: Type.String(), version: Type.String(), path: Type.String() }), Type.Null()], {
     description: "the registry package it came from (null for components shipped as files)",
   }),
@@ -105,12 +107,15 @@ export const componentRoutes: RouteModule = async (scope, { services }) => {
     {
       schema: {
         tags,
-        summary: "List the published registry components, newest first",
-        querystring: ListQuery,
+        summary: "List the published registry components (sources and actions, or one type), newest first, with their props",
+        querystring: Type.Object({
+          ...ListQuery.properties,
+          type: Type.Optional(Type.Union([Type.Literal("source"), Type.Literal("action")])),
+        }),
         response: { 200: Type.Object({ page_info: PageInfo, data: Type.Array(PublishedComponent) }), ...errorResponses },
       },
     },
-    async (request) => listPublishedComponents({ ctx, page: pageRequest(request.query) }),
+    async (request) => listPublishedComponents({ ctx, page: pageRequest(request.query), type: request.query.type }),
   );
 
   app.get(

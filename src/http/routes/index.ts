@@ -3,6 +3,8 @@
 import { accountRoutes } from "./accounts.js";
 import { apiKeyRoutes } from "./api-keys.js";
 import { componentRoutes } from "./components.js";
+import { dataStoreRoutes } from "./data-stores.js";
+import { componentPropsRoutes } from "./component-props.js";
 import { deliveryRoutes } from "./deliveries.js";
 import { oauthConnectRoutes } from "./oauth-connect.js";
 import { sourceEventRoutes } from "./source-events.js";
@@ -11,6 +13,7 @@ import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
 import { workflowEventRoutes } from "./workflow-events.js";
+import { workflowRunRoutes } from "./workflow-runs.js";
 import { workflowRoutes } from "./workflows.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -28,10 +31,13 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     deliveryRoutes,
     subscriptionRoutes,
     componentRoutes,
+    componentPropsRoutes,
     sourceRoutes,
     sourceEventRoutes,
     workflowRoutes,
     workflowEventRoutes,
+    dataStoreRoutes,
+    workflowRunRoutes,
   ]) {
     await app.register(routes, { services });
   }

@@ -17,7 +17,7 @@ const UserView = Type.Object({
   billing_period_start_ts: Type.Optional(Type.Integer({ description: "paid plan" })),
   billing_period_end_ts: Type.Optional(Type.Integer({ description: "paid plan" })),
   billing_period_invocations: Type.Optional(Type.Integer({ description: "paid plan" })),
-  storage_used_bytes: Type.Integer({ description: "bytes of stored events (to within a few seconds)" }),
+  storage_used_bytes: Type.Integer({ description: "bytes of stored events and data store records (to within a few seconds)" }),
   storage_quota_bytes: Type.Integer({ description: "SLUICE_ACCOUNT_STORAGE_MB in bytes; past it new events are refused" }),
 });
 

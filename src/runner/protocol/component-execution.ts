@@ -31,6 +31,12 @@ export interface ConfigurableProp {
   /** For `alert` props (display only, no value): "info", "warning", "error", … and the text. */
   alertType?: string;
   content?: string;
+  /** A change of this prop's value reloads the component's props (its additionalProps()). */
+  reloadProps?: boolean;
+  /** The options come from the component's async options() (POST /components/{id}/props/{prop}/options). */
+  remoteOptions?: boolean;
+  /** The options() take the text typed so far as `query`. */
+  useQuery?: boolean;
 }
 
 /** What inspecting a component's code yields (evaluated in the runner, never in the service). */
@@ -43,6 +49,8 @@ export interface ComponentMetadata {
   dedupe: "unique" | "greatest" | "last" | null;
   configurable_props: ConfigurableProp[];
   hooks: Array<"deploy" | "activate" | "deactivate">;
+  /** Whether the component has additionalProps(): each source's props then depend on its configured values. */
+  additional_props?: boolean;
 }
 
 /**
@@ -91,7 +99,30 @@ export interface ExecuteRequest extends CodeOrigin {
   dir?: Record<string, string>;
   /** Values the runner exposes to the code (e.g. the HTTP endpoint URL, the source id). */
   context: { sourceId: string; endpointUrl?: string };
+  /** The props the component's additionalProps() added for this source (their values are in `props`). */
+  extraProps?: ConfigurableProp[];
   timeoutMs?: number;
+}
+
+/** Configuration-time requests: additionalProps() with the configured values, or one prop's options. */
+export interface ConfigureRequest extends CodeOrigin {
+  userId: string;
+  code: string;
+  /** Configured values by name, app props as `{$auth}`. */
+  props: Record<string, unknown>;
+}
+
+export interface PropOptionsRequest extends ConfigureRequest {
+  prop: string;
+  prevContext?: unknown;
+  query?: string;
+  page?: number;
+}
+
+/** What a prop's options() gave: the options and the context of the next page (Pipedream's prevContext). */
+export interface PropOptions {
+  options: unknown[];
+  context: unknown;
 }
 
 export interface ExecuteResult {

@@ -1,7 +1,8 @@
-// Messages between the service and a runner child process (over the fork IPC channel).
+// Messages between the service and a runner child process (over the runner's channel).
 // The service sends requests to a runner, one per message or several in one (a batch), and the
 // runner runs them one by one, answering each with `done` or `failed`; it may send `event`s
-// for a request before that (e.g. an early HTTP response).
+// for a request before that (e.g. an early HTTP response), and `call`s: questions to the
+// service during the request (e.g. a data store operation), each answered by a `reply`.
 
 export interface RequestMessage {
   id: number;
@@ -21,12 +22,23 @@ export type ChildMessage =
   | { type: "ready" }
   | { id: number; type: "event"; event: unknown }
   | { id: number; type: "done"; result: unknown; recycle?: boolean }
-  | { id: number; type: "failed"; error: ErrorData; recycle?: boolean };
+  | { id: number; type: "failed"; error: ErrorData; recycle?: boolean }
+  | { id: number; type: "call"; call: number; method: string; args: unknown };
+
+/** The service's answer to a call: its result, or an error for the code that called. */
+export type ReplyMessage =
+  | { type: "reply"; call: number; ok: true; result: unknown }
+  | { type: "reply"; call: number; ok: false; error: { code: string; message: string } };
 
 /** What a handler in the child receives besides its payload. */
 export interface HandlerTools {
   /** Sends an intermediate event to the service before the request completes. */
   emitEvent(event: unknown): void;
+  /**
+   * Asks the service something during the request (a method of its call table, e.g.
+   * "dataStore.get"); rejects with the service's error, or once the request has ended.
+   */
+  callService(method: string, args: unknown): Promise<unknown>;
 }
 
 export type Handler = (payload: any, tools: HandlerTools) => Promise<unknown>;

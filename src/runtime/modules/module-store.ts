@@ -16,7 +16,16 @@ import { invalid } from "../../lib/errors.js";
 import { parseCodeUrl } from "./fetch-code.js";
 import { ENTRY_PATH, normalizeFiles, relativeTarget, type ModuleOrigin } from "./relative-imports.js";
 import type { NpmCache } from "./npm-cache.js";
-import { SDK_MODULES, findSpecifiers, kindOf, looksLikeEsm, parsePackageSpecifier, rewriteSpecifiers } from "./specifiers.js";
+import { createManifestFinder, requireLoadableInstall, type Dependencies } from "./declared-versions.js";
+import {
+  SDK_MODULES,
+  findSpecifiers,
+  kindOf,
+  looksLikeEsm,
+  parsePackageSpecifier,
+  rewriteSpecifiers,
+  type PackageRequest,
+} from "./specifiers.js";
 
 export interface ModuleStore {
   /** The folder a runner of this account may read. */
@@ -29,8 +38,11 @@ const MAX_FILES = 100;
 /** The installed package folders a prepared folder links, one per line. */
 const PACKAGES_FILE = ".packages";
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-/** Part of every folder's hash: folders built with absolute links to the cache are not reused. */
-const LAYOUT = "relative-links";
+/**
+ * Part of every folder's hash: folders built with absolute links to the cache, or with every
+ * import at its newest version whatever was declared, are not reused.
+ */
+const LAYOUT = "relative-links+declared-versions";
 
 /** A folder name for an account id; ids are URL-safe already, anything else is hashed. */
 const safeName = (id: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : sha(id).slice(0, 32));
@@ -71,7 +83,9 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
         : codeUrl
           ? { url: parseCodeUrl(codeUrl).toString() }
           : undefined;
-      await writeModule(userId, temp, entryName, code, origin, sources, files, links);
+      const manifests = createManifestFinder({ files: sources, allowPrivateEgress: options.allowPrivateEgress });
+      const context: WriteContext = { userId, dir: temp, sources, files, links, manifests, requireChecked: new Set() };
+      await writeModule(context, entryName, code, origin);
       await mkdir(join(temp, "node_modules", "@sluice"), { recursive: true });
       await writeSdk(join(temp, "node_modules"));
       for (const [name, installed] of links) {
@@ -92,17 +106,10 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
     }
   }
 
-  async function writeModule(
-    userId: string,
-    dir: string,
-    fileName: string,
-    code: string,
-    origin: ModuleOrigin | undefined,
-    sources: Map<string, string> | undefined,
-    files: Map<string, string>,
-    links: Map<string, string>,
-  ): Promise<void> {
+  async function writeModule(context: WriteContext, fileName: string, code: string, origin: ModuleOrigin | undefined): Promise<void> {
+    const { dir, sources, files } = context;
     const specifiers = findSpecifiers(code);
+    let declared: Dependencies | undefined | null = null; // read when the module imports a package
     const replacements = new Map<number, string>();
     for (const specifier of specifiers) {
       const kind = kindOf(specifier.value);
@@ -122,7 +129,7 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
             local = `f_${sha(resolved.id).slice(0, 16)}${extension}`;
             files.set(resolved.id, local);
             if (extension === ".json") await writeFile(join(dir, local), resolved.code);
-            else await writeModule(userId, dir, local, resolved.code, resolved.origin, sources, files, links);
+            else await writeModule(context, local, resolved.code, resolved.origin);
           }
           files.set(target.key, local);
         }
@@ -131,11 +138,34 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       }
       const request = parsePackageSpecifier(specifier.value);
       if (!request) throw invalid(`"${specifier.value}" is not a valid npm package name`);
-      if (!links.has(request.name)) links.set(request.name, await options.npm.install(request.name, request.version, userId));
+      if (declared === null) declared = await context.manifests.forModule(origin);
+      await linkPackage(context, request, declared?.[request.name], specifier.viaRequire === true);
       if (request.version !== undefined) replacements.set(specifier.start, request.name + request.subpath);
     }
     const rewritten = rewriteSpecifiers(code, replacements, specifiers);
     await writeFile(join(dir, fileName), fileName.endsWith(".mjs") ? withRequire(rewritten) : rewritten);
+  }
+
+  /**
+   * Links the version npm would choose for this import (declared-versions.ts): the declared
+   * range, else the pinned version, else the newest; for a require() with neither, the newest
+   * that require() can load. The first import of a name chooses; a later require() of a name an
+   * import chose unpinned may still move it to a loadable major (import() loads CommonJS too).
+   */
+  async function linkPackage(context: WriteContext, request: PackageRequest, declared: string | undefined, viaRequire: boolean) {
+    const { links, userId } = context;
+    const install = (name: string, version: string | undefined) => options.npm.install(name, version, userId);
+    let dir = links.get(request.name);
+    if (!dir) {
+      const version = declared ?? request.version;
+      dir = await install(request.name, version);
+      links.set(request.name, dir);
+      if (version !== undefined) context.requireChecked.add(request.name); // chosen by a declaration or a pin: kept
+    }
+    if (viaRequire && !context.requireChecked.has(request.name)) {
+      context.requireChecked.add(request.name);
+      links.set(request.name, await requireLoadableInstall(request.name, request.subpath, dir, install));
+    }
   }
 
   // Every execution asks for its code's folder: the SHA-256 of the code is remembered by the
@@ -198,6 +228,20 @@ export function createModuleStore(options: { dir: string; npm: NpmCache; allowPr
       return (await (current && current !== promise ? current : make(true))).entry;
     },
   };
+}
+
+/** What writing one prepared folder's modules shares. */
+interface WriteContext {
+  userId: string;
+  dir: string;
+  sources: Map<string, string> | undefined;
+  /** module id or import key → local file name */
+  files: Map<string, string>;
+  /** package name → installed folder */
+  links: Map<string, string>;
+  manifests: ReturnType<typeof createManifestFinder>;
+  /** Packages whose version is settled for require() (declared, pinned, or checked). */
+  requireChecked: Set<string>;
 }
 
 /** The package folders a prepared folder links (older folders have no list: their links say). */

@@ -8,6 +8,8 @@ export interface Specifier {
   /** Offsets of the string's contents (without quotes) in the code. */
   start: number;
   end: number;
+  /** Loaded by require(): it must be CommonJS on this Node (declared-versions.ts). */
+  viaRequire?: boolean;
 }
 
 /** The code with comments blanked out (same length), so commented-out imports are ignored. */
@@ -47,7 +49,8 @@ export function findSpecifiers(code: string): Specifier[] {
     for (const match of text.matchAll(pattern)) {
       const value = match[2]!;
       const start = match.index! + match[0].lastIndexOf(match[1]! + value) + 1;
-      found.set(start, { value, start, end: start + value.length });
+      const viaRequire = match[0].startsWith("require");
+      found.set(start, { value, start, end: start + value.length, ...(viaRequire ? { viaRequire } : {}) });
     }
   }
   return [...found.values()].sort((a, b) => a.start - b.start);

@@ -1,5 +1,5 @@
 // The service side of workflow runs: writes each step's module like a component's (npm
-// imports, SDK helpers) and asks an account's runner to check or run them. Implements the
+// imports, SDK helpers) and asks an account's runner to check them or run one. Implements the
 // workflow part of CodeRunner on the runtime's process pool and module store.
 import { ServiceError } from "../../lib/errors.js";
 import type { ExecutionFailure, HttpResponseRecord } from "../code-runner.js";
@@ -7,10 +7,10 @@ import type { ModuleStore } from "../modules/module-store.js";
 import type { ProcessPool } from "../process-pool.js";
 import type {
   PreparedStep,
-  StepProblem,
-  WorkflowExecuteRequest,
-  WorkflowExecuteResult,
-  WorkflowStepCode,
+  RunnableStep,
+  StepsCheck,
+  WorkflowStepRequest,
+  WorkflowStepResult,
 } from "../../runner/protocol/workflow-execution.js";
 
 export interface WorkflowRunnerDeps {
@@ -20,13 +20,15 @@ export interface WorkflowRunnerDeps {
   timeoutMs: number;
 }
 
-type Prepared = { ok: true; steps: PreparedStep[] } | { ok: false; step: WorkflowStepCode; message: string };
+type Prepared = { ok: true; steps: PreparedStep[] } | { ok: false; step: RunnableStep; message: string };
 
-async function prepareSteps(modules: ModuleStore, userId: string, steps: WorkflowStepCode[]): Promise<Prepared> {
+async function prepareSteps(modules: ModuleStore, userId: string, steps: RunnableStep[]): Promise<Prepared> {
   const prepared: PreparedStep[] = [];
   for (const step of steps) {
     try {
-      prepared.push({ id: step.id, name: step.name, entryPath: await modules.prepare({ userId, code: step.code }) });
+      // An action's module comes with its origin (registry package, URL, files), as a source's does.
+      const { id, name, props, ...module } = step;
+      prepared.push({ id, name, entryPath: await modules.prepare({ userId, ...module }), ...(props ? { props } : {}) });
     } catch (error) {
       // A package that cannot be had or an import that cannot be resolved: bad code, not a fault.
       if (error instanceof ServiceError && error.code === "VALIDATION") return { ok: false, step, message: error.message };
@@ -36,30 +38,30 @@ async function prepareSteps(modules: ModuleStore, userId: string, steps: Workflo
   return { ok: true, steps: prepared };
 }
 
-export async function checkWorkflowSteps(
-  deps: WorkflowRunnerDeps,
-  input: { userId: string; steps: WorkflowStepCode[] },
-): Promise<StepProblem[]> {
+export async function checkWorkflowSteps(deps: WorkflowRunnerDeps, input: { userId: string; steps: RunnableStep[] }): Promise<StepsCheck> {
   const prepared = await prepareSteps(deps.modules, input.userId, input.steps);
-  if (!prepared.ok) return [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }];
+  if (!prepared.ok) return { problems: [{ stepId: prepared.step.id, stepName: prepared.step.name, message: prepared.message }], props: {} };
   const outcome = await deps.pool.run(
     input.userId,
     { type: "workflow.check", payload: { steps: prepared.steps } },
     { timeoutMs: deps.timeoutMs },
   );
-  if (outcome.ok) return outcome.result as StepProblem[];
+  if (outcome.ok) return outcome.result as StepsCheck;
   const first = input.steps[0]!;
-  return [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }];
+  return {
+    problems: [{ stepId: first.id, stepName: first.name, message: `loading the steps failed: ${outcome.failure.message}` }],
+    props: {},
+  };
 }
 
-export async function executeWorkflow(
+export async function executeWorkflowStep(
   deps: WorkflowRunnerDeps,
-  request: WorkflowExecuteRequest,
+  request: WorkflowStepRequest,
   options: { onResponse?: (response: HttpResponseRecord) => void } = {},
-): Promise<WorkflowExecuteResult> {
+): Promise<WorkflowStepResult> {
   const started = performance.now();
-  const empty = { emits: [], logs: [], emails: [], stepResults: [], exited: false };
-  const prepared = await prepareSteps(deps.modules, request.userId, request.steps);
+  const empty = { emits: [], logs: [], emails: [], exports: {} };
+  const prepared = await prepareSteps(deps.modules, request.userId, [request.step]);
   if (!prepared.ok) {
     const error: ExecutionFailure = {
       kind: "error",
@@ -67,18 +69,19 @@ export async function executeWorkflow(
       message: prepared.message,
       stack: `ImportError: ${prepared.message}`,
     };
-    return { ...empty, error, failedStepId: prepared.step.id, durationMs: performance.now() - started };
+    return { ...empty, error, durationMs: performance.now() - started };
   }
-  let running: string | undefined = request.steps[0]?.id;
   let response: HttpResponseRecord | undefined;
   const outcome = await deps.pool.run(
     request.userId,
-    { type: "workflow.run", payload: { steps: prepared.steps, event: request.event, context: request.context } },
+    {
+      type: "workflow.step",
+      payload: { step: prepared.steps[0], steps: request.steps, context: request.context, links: request.links },
+    },
     {
       timeoutMs: request.timeoutMs ?? deps.timeoutMs,
       onEvent: (event) => {
-        const data = event as { response?: HttpResponseRecord; stepStarted?: string };
-        if (data.stepStarted) running = data.stepStarted;
+        const data = event as { response?: HttpResponseRecord };
         if (data.response && !response) {
           response = data.response;
           options.onResponse?.(data.response);
@@ -87,7 +90,7 @@ export async function executeWorkflow(
     },
   );
   const durationMs = performance.now() - started;
-  if (outcome.ok) return { ...(outcome.result as Omit<WorkflowExecuteResult, "durationMs">), durationMs };
-  // Killed (timeout, memory) or crashed: what the run did so far is lost with its runner.
-  return { ...empty, ...(response ? { response } : {}), error: outcome.failure, failedStepId: running, durationMs };
+  if (outcome.ok) return { ...(outcome.result as Omit<WorkflowStepResult, "durationMs">), durationMs };
+  // Killed (timeout, memory) or crashed: what the step did is lost with its runner.
+  return { ...empty, ...(response ? { response } : {}), error: outcome.failure, durationMs };
 }

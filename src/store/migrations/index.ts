@@ -16,7 +16,11 @@ import * as oauthRefreshLease from "./013-oauth-refresh-lease.js";
 import * as inboundEmail from "./014-inbound-email.js";
 import * as registryPackages from "./015-registry-packages.js";
 import * as deadJobs from "./016-dead-jobs.js";
+import * as workflowRuns from "./017-workflow-runs.js";
+import * as dataStores from "./018-data-stores.js";
+import * as workflowTriggers from "./019-workflow-triggers.js";
 import * as oauthApps from "./021-oauth-apps.js";
+import * as dynamicProps from "./022-dynamic-props.js";
 
 export const migrations: Record<string, Migration> = {
   "001-foundation": foundation,
@@ -35,5 +39,9 @@ export const migrations: Record<string, Migration> = {
   "014-inbound-email": inboundEmail,
   "015-registry-packages": registryPackages,
   "016-dead-jobs": deadJobs,
+  "017-workflow-runs": workflowRuns,
+  "018-data-stores": dataStores,
+  "019-workflow-triggers": workflowTriggers,
   "021-oauth-apps": oauthApps,
+  "022-dynamic-props": dynamicProps,
 };

@@ -72,7 +72,7 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
       h("dd", {}, h("code", {}, w.endpoint_url)),
     ),
     h("h3", {}, "Steps"),
-    w.steps.map((s: any) => h("details", { class: "step" }, h("summary", {}, s.name || s.id), h("pre", {}, s.code))),
+    w.steps.map((s: any) => h("details", { class: "step" }, h("summary", {}, s.name || s.id), h("pre", {}, stepText(s)))),
     h(
       "div",
       { class: "streams" },
@@ -81,4 +81,11 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
       liveEvents("workflows", id, "$errors", signal, replay),
     ),
   );
+}
+
+/** A code step shows its code; an action step what it runs and its configured props. */
+function stepText(step: any): string {
+  if (step.type !== "action") return step.code ?? "";
+  const what = step.action ? `action ${step.action}${step.version ? `@${step.version}` : ""}` : `component ${step.component_id}`;
+  return `${what}\nprops ${JSON.stringify(step.props ?? {}, null, 2)}`;
 }

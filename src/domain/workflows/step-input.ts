@@ -1,0 +1,39 @@
+// Steps as a create or update stores them: code steps checked in a runner (which also lists
+// the props each declares), action steps bound to the published component they run (a
+// registry key at its newest recorded version unless one is given), and every step's props
+// checked against its module's props (step-props.ts).
+import type { Actor, Ctx } from "../context.js";
+import type { ConfigurableProp } from "../../runtime/code-runner.js";
+import type { WorkflowStepCode } from "../../runner/protocol/workflow-execution.js";
+import { actionComponent } from "./step-action.js";
+import { storeStepProps } from "./step-props.js";
+import { assertStepsRunnable } from "./steps.js";
+import type { WorkflowRunner } from "./workflow-runner.js";
+
+export async function checkedSteps(input: {
+  ctx: Ctx;
+  runner: WorkflowRunner;
+  actor: Actor;
+  steps: WorkflowStepCode[];
+}): Promise<WorkflowStepCode[]> {
+  const { ctx, actor } = input;
+  const declared: Record<string, ConfigurableProp[]> = await assertStepsRunnable(input.runner, actor.userId, input.steps);
+  const out: WorkflowStepCode[] = [];
+  for (const step of input.steps) {
+    const next: WorkflowStepCode = { ...step };
+    if (step.type === "action") {
+      const component = await actionComponent(ctx, actor, step, `step "${step.name}"`);
+      next.componentRef = component.id;
+      if (step.action !== undefined) next.version = component.version;
+      declared[step.id] = component.metadata.configurable_props;
+    }
+    next.props = await storeStepProps(ctx, {
+      userId: actor.userId,
+      step,
+      declared: declared[step.id] ?? [],
+      configured: step.props ?? {},
+    });
+    out.push(next);
+  }
+  return out;
+}
