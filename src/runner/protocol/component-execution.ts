@@ -14,9 +14,6 @@ export interface ConfigurableProp {
   optional?: boolean;
   default?: unknown;
   options?: unknown[];
-  /** Whether the options come from an async options() (asked for through the API), and whether it takes a search query. */
-  remoteOptions?: boolean;
-  useQuery?: boolean;
   /** For `$.interface.http`: whether the component answers with `this.http.respond`. */
   customResponse?: boolean;
   /** For app props: the app's name (`app` field). */
