@@ -1,6 +1,7 @@
 // Sources in the dashboard, driven in a real browser as a user would: `/` leads to the
 // dashboard; code with a syntax error is marked at its line; a source is created from code
-// with its props form (a text prop with a default, a number, an options list, async options,
+// with its props form (a text prop with a default, a number, an options list, async options
+// loaded from the component's options() and paged with prevContext, a timer,
 // an app prop picking a connected account, an alert shown as a note) and its first event is
 // seen; its props are edited; a published source is found in the registry and deployed with
 // its props form. With SLUICE_SCREENSHOTS=1 the screenshots go to docs/ (the README's picture
@@ -172,10 +173,10 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     // A timer: its default schedule shown, changed to another interval.
     assert.equal(await page.getByLabel("interval in seconds").inputValue(), "3600");
     await page.getByLabel("interval in seconds").fill("7200");
-    // Async options are asked of the API; without the options endpoint or a network, its refusal shows beside the field.
+    // Async options: the component's options() runs in a runner through the API.
     await page.getByRole("button", { name: "Load options for Board" }).click();
-    const board = page.locator(".prop", { has: page.getByRole("button", { name: "Load options for Board" }) });
-    await board.getByRole("option", { name: "Main board" }).or(board.getByRole("alert")).first().waitFor({ state: "attached" });
+    await page.getByText("1 option loaded").waitFor();
+    await page.getByLabel("Board (optional)", { exact: true }).selectOption({ label: "Main board" });
     await page.getByLabel("Name").fill("greeter");
     await page.locator("fieldset.props").screenshot({ path: screenshotPath("dashboard-props-form") });
     await page.getByRole("button", { name: "Deploy" }).click();
@@ -250,7 +251,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await page.getByRole("button", { name: "Load options for Card" }).click();
     await page.getByText("2 options loaded").waitFor();
     await page.getByRole("button", { name: "Load more" }).click();
-    await page.getByText("1 options loaded").waitFor();
+    await page.getByText("1 option loaded").waitFor();
     assert.deepEqual(await page.getByLabel("Card", { exact: true }).locator("option").allInnerTexts(), [
       "(choose)",
       "Card one",

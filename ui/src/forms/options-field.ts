@@ -49,7 +49,8 @@ export function optionsField(
       const have = new Set(values.map((v) => JSON.stringify(v)));
       for (const option of options ?? []) if (!have.has(JSON.stringify(optionParts(option).value))) add(option);
       context = next;
-      status.replaceChildren(`${options?.length ?? 0} options loaded`);
+      const n = options?.length ?? 0;
+      status.replaceChildren(`${n} ${n === 1 ? "option" : "options"} loaded`);
       more_.hidden = next === undefined || next === null || !options?.length;
     } catch (error) {
       status.replaceChildren(errorBox(error));
