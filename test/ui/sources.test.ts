@@ -266,6 +266,27 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await page.unroute("**/v1/components/*/props/card/options");
   });
 
+  it("asks for the props anew when a reloadProps prop changes (additionalProps), keeping the keyboard on it", async () => {
+    await typeCode(`export default {
+  props: { kind: { type: "string", label: "Kind", options: ["plain", "fancy"], reloadProps: true } },
+  async additionalProps() {
+    return this.kind === "fancy" ? { flourish: { type: "string", label: "Flourish", description: "Only for fancy ones" } } : {};
+  },
+  run() {},
+};
+`);
+    await page.getByRole("button", { name: "Check code" }).click();
+    await page.getByLabel("Kind").waitFor();
+    assert.equal(await page.getByLabel("Flourish").count(), 0);
+    await page.getByLabel("Kind").selectOption("fancy");
+    await page.getByLabel("Flourish").waitFor();
+    await page.getByText("Only for fancy ones", { exact: true }).waitFor();
+    assert.equal(await page.getByLabel("Kind").locator("option:checked").innerText(), "fancy");
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.name), "kind");
+    await page.getByLabel("Kind").selectOption("plain");
+    await page.getByLabel("Flourish").waitFor({ state: "detached" });
+  });
+
   it("finds a published source in the registry by searching, and deploys it with its props form", async () => {
     await page.getByRole("link", { name: "Registry", exact: true }).click();
     await page.getByRole("heading", { name: "Registry" }).waitFor();

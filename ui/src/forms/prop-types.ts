@@ -15,6 +15,8 @@ export interface ConfigurableProp {
   alertType?: string;
   content?: string;
   remoteOptions?: boolean;
+  /** A change of this prop's value asks the API for the props anew (additionalProps()). */
+  reloadProps?: boolean;
   useQuery?: boolean;
 }
 

@@ -3,7 +3,9 @@
 // in, optional props marked, options lists as selects, timers as an interval or a cron
 // schedule, app props as a pick of the account's connected accounts, async options loaded
 // through the API (with "Load more" and a search where the prop asks for one), and `alert`
-// props shown as notes. `value()` gives configured_props as the API takes them.
+// props shown as notes. A prop marked reloadProps asks the API for the props anew when it
+// changes (POST …/props/reload: the props additionalProps() adds for the values so far).
+// `value()` gives configured_props as the API takes them.
 import { api } from "../api.js";
 import { errorBox, h, json, mount, type Child } from "../dom.js";
 import { optionParts, type ConfigurableProp, type Field } from "./prop-types.js";
@@ -37,8 +39,7 @@ export interface PropsForm {
 let formCount = 0;
 
 export function propsForm(options: PropsFormOptions): PropsForm {
-  const form = ++formCount;
-  const values = options.values ?? {};
+  let values = options.values ?? {};
   const fields = new Map<string, Field>();
   let accounts: Promise<Account[]> | undefined = options.accounts ? Promise.resolve(options.accounts) : undefined;
   const accountList = () => (accounts ??= api<{ data: Account[] }>("GET", "/users/me/accounts?limit=100").then((r) => r.data));
@@ -54,18 +55,44 @@ export function propsForm(options: PropsFormOptions): PropsForm {
     }
     return out;
   };
-  const children = options.props.map((prop, index) => {
-    const id = `prop-${form}-${index}`;
-    const field = fieldFor(prop, id, values[prop.name], { accountList, configured, componentPath: options.componentPath });
-    if (field) fields.set(prop.name, field);
-    return field ? field.element : note(prop, values[prop.name]);
-  });
-  const element = h(
-    "fieldset",
-    { class: "props" },
-    h("legend", {}, "Props"),
-    children.length ? children : h("p", {}, "This component has no props."),
-  );
+  const element = h("fieldset", { class: "props" });
+  const status = h("div", { class: "field-status", role: "status" });
+  /** Fills the form for these props; a prop marked reloadProps asks the API for the props anew when it changes. */
+  const build = (props: ConfigurableProp[]) => {
+    const form = ++formCount;
+    fields.clear();
+    const children = props.map((prop, index) => {
+      const id = `prop-${form}-${index}`;
+      const field = fieldFor(prop, id, values[prop.name], { accountList, configured, componentPath: options.componentPath });
+      if (!field) return note(prop, values[prop.name]);
+      fields.set(prop.name, field);
+      if (prop.reloadProps && options.componentPath) field.element.addEventListener("change", () => void reload(prop.name));
+      return field.element;
+    });
+    mount(element, h("legend", {}, "Props"), children.length ? children : h("p", {}, "This component has no props."), status);
+  };
+  // Pipedream's additionalProps(): the props the component adds for the values configured so far.
+  const reload = async (changed: string) => {
+    values = { ...values, ...configured() };
+    status.replaceChildren("reloading the props…");
+    try {
+      const { configurable_props } = await api<{ configurable_props: ConfigurableProp[] }>(
+        "POST",
+        `${options.componentPath}/props/reload`,
+        {
+          configured_props: values,
+        },
+      );
+      build(configurable_props);
+      // The changed field was rebuilt: the keyboard stays where it was.
+      const control = fields.get(changed)?.element;
+      (control?.matches("input, select, textarea") ? control : control?.querySelector<HTMLElement>("input, select, textarea"))?.focus();
+      status.replaceChildren("The props were reloaded.");
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    }
+  };
+  build(options.props);
   return {
     element,
     value() {
