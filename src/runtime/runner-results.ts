@@ -75,6 +75,7 @@ const WorkflowRunResult = Type.Object({
   failedStepId: Type.Optional(Type.String()),
   error: Type.Optional(ErrorData),
   logs: Type.Array(Log),
+  logStarts: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 50 })),
 });
 
 /** Events a runner may send while a request runs: an early HTTP answer, the step now running. */

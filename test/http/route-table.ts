@@ -85,6 +85,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/workflows/{id}/$errors/event_summaries", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/workflows/{id}/$errors/{event_id}/replay", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/sse", makeForeignResource: makeWorkflow },
+  { method: "POST", path: "/workflows/{id}/test", makeForeignResource: makeWorkflow, json: () => ({ event: {} }) },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },

@@ -10,6 +10,7 @@ import { subscriptionRoutes } from "./subscriptions.js";
 import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
 import { workflowEventRoutes } from "./workflow-events.js";
+import { workflowTestRoutes } from "./workflow-test.js";
 import { workflowRoutes } from "./workflows.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -30,6 +31,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     sourceEventRoutes,
     workflowRoutes,
     workflowEventRoutes,
+    workflowTestRoutes,
   ]) {
     await app.register(routes, { services });
   }

@@ -47,6 +47,8 @@ export interface WorkflowExecuteResult {
   failedStepId?: string;
   error?: ExecutionFailure;
   durationMs: number;
+  /** For each step that started, in order: the index in `logs` of its first console line. */
+  logStarts?: number[];
 }
 
 /** A step that is not a module with a default export holding `run`. */

@@ -8,11 +8,14 @@ import type { LogRecord } from "../protocol/component-execution.js";
 import type { PreparedStep, StepProblem } from "../protocol/workflow-execution.js";
 import { checkSteps, runSteps, type StepHost, type StepsOutcome } from "./run-steps.js";
 
-function host(tools?: HandlerTools): StepHost<PreparedStep> {
+function host(tools?: HandlerTools, onStepStarted?: () => void): StepHost<PreparedStep> {
   return {
     load: (step) => import(pathToFileURL(step.entryPath).href),
     respond: (response) => tools?.emitEvent({ response }),
-    stepStarted: (stepId) => tools?.emitEvent({ stepStarted: stepId }),
+    stepStarted: (stepId) => {
+      onStepStarted?.();
+      tools?.emitEvent({ stepStarted: stepId });
+    },
   };
 }
 
@@ -23,12 +26,17 @@ export async function workflowCheck(payload: { steps: PreparedStep[] }): Promise
 export async function workflowRun(
   payload: { steps: PreparedStep[]; event: unknown; context: Record<string, unknown> },
   tools: HandlerTools,
-): Promise<StepsOutcome & { logs: LogRecord[] }> {
+): Promise<StepsOutcome & { logs: LogRecord[]; logStarts: number[] }> {
   const logs: LogRecord[] = [];
+  // Where each started step's console output begins in `logs`, so results can show it per step.
+  const logStarts: number[] = [];
   captureLogs(logs);
   try {
-    const outcome = await runSteps(payload, host(tools));
-    return { ...outcome, logs };
+    const outcome = await runSteps(
+      payload,
+      host(tools, () => logStarts.push(logs.length)),
+    );
+    return { ...outcome, logs, logStarts };
   } finally {
     captureLogs(undefined);
   }
