@@ -51,7 +51,11 @@ export function stepCard(step: StepData, handlers: StepCardHandlers): StepCard {
   const isAction = step.type === "action" || step.action !== undefined || step.component_id !== undefined;
   const nameInput = h("input", { id: `step-name-${n}`, value: step.name, autocomplete: "off", spellcheck: false });
   const heading = h("h4", {}, step.name);
-  nameInput.addEventListener("input", () => (heading.textContent = nameInput.value || "(unnamed step)"));
+  let position: [number, number] = [0, 1];
+  nameInput.addEventListener("input", () => {
+    heading.textContent = nameInput.value || "(unnamed step)";
+    card.place(...position);
+  });
   const body = isAction ? actionBody(step, n) : codeBody(step, n);
   const up = h("button", { type: "button" }, "Move up");
   const down = h("button", { type: "button" }, "Move down");
@@ -75,6 +79,7 @@ export function stepCard(step: StepData, handlers: StepCardHandlers): StepCard {
       return out;
     },
     place(index, count) {
+      position = [index, count];
       const label = nameInput.value.trim() || `step ${index + 1}`;
       up.disabled = index === 0;
       down.disabled = index === count - 1;
