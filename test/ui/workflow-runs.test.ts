@@ -150,7 +150,7 @@ describe("workflow runs, action steps and triggers in the dashboard", { skip: BR
   });
 
   it("fills the test event with the last trigger event", async () => {
-    const { data } = await account.api.get("/users/me/workflows", { limit: 100 });
+    const { data } = (await account.api.get("/users/me/workflows", { limit: 100 })).body;
     const id = data.find((w: any) => w.name === "shouter").id;
     await page.goto(`${app.origin}/ui#/workflows/${id}/edit`);
     await page.getByRole("button", { name: "Use the last trigger event" }).click();
