@@ -118,7 +118,7 @@ describe("workflow runs, action steps and triggers in the dashboard", { skip: BR
     await page.getByLabel("Search actions").fill("capitals");
     await page.getByRole("button", { name: "Add Shout text" }).click();
     const action = card("shout_text");
-    await action.getByLabel("Text").fill("hey");
+    await action.getByLabel("Text", { exact: true }).fill("hey");
     await action.getByLabel("Times (optional)").fill("2");
     await page.getByRole("button", { name: "Add a code step" }).click();
     await setCode(page, card("step_3"), USE_ACTION);

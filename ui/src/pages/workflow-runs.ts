@@ -2,7 +2,7 @@
 // run with every step's result (GET /v1/workflows/{id}/runs/{run_id}). A paused run shows
 // Resume (with optional resume data) and Cancel, which call its single-use resume/cancel URLs.
 import { api, enc } from "../api.js";
-import { errorBox, h, json, jsonView, mount, time } from "../dom.js";
+import { errorBox, h, jsonView, mount, time } from "../dom.js";
 import { go } from "../router.js";
 import { formatDuration, stepResultsView, type StepResult } from "./step-results.js";
 
@@ -124,19 +124,36 @@ function pausedControls(workflowId: string, run: Run): HTMLElement {
   const urls = flowUrls(run);
   const data = h("textarea", { id: "resume-data", rows: 3, placeholder: '{"approved": true}', spellcheck: false });
   const status = h("div", { "aria-live": "polite" });
-  const call = async (url: string | undefined, body?: string) => {
-    if (!url) return mount(status, errorBox(new Error("this run did not give its resume and cancel URLs")));
+  // The run's own single-use URLs when it shows them; otherwise the authenticated API asks the same.
+  const call = async (action: "resume" | "cancel", body?: unknown) => {
     try {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: body ? { "content-type": "application/json" } : {},
-        body: body || undefined,
-      });
-      if (!res.ok) throw new Error(`${res.status} ${(await res.text()).slice(0, 200)}`);
+      const url = action === "resume" ? urls.resume_url : urls.cancel_url;
+      if (url) {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: body === undefined ? {} : { "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        if (!res.ok) throw new Error(`${res.status} ${(await res.text()).slice(0, 200)}`);
+      } else {
+        await api("POST", `/workflows/${enc(workflowId)}/runs/${enc(run.id)}/${action}`, body === undefined ? {} : { data: body });
+      }
       go(`/workflows/${workflowId}/runs/${run.id}`, true);
     } catch (error) {
       mount(status, errorBox(error));
     }
+  };
+  const resume = () => {
+    const text = data.value.trim();
+    let body: unknown;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return mount(status, errorBox(new Error("the resume data is not valid JSON")));
+      }
+    }
+    void call("resume", body);
   };
   return h(
     "section",
@@ -146,25 +163,8 @@ function pausedControls(workflowId: string, run: Run): HTMLElement {
     h(
       "div",
       { class: "actions" },
-      h(
-        "button",
-        {
-          type: "button",
-          onclick: () => {
-            const text = data.value.trim();
-            if (text) {
-              try {
-                JSON.parse(text);
-              } catch {
-                return mount(status, errorBox(new Error("the resume data is not valid JSON")));
-              }
-            }
-            void call(urls.resume_url, text ? json(JSON.parse(text)) : undefined);
-          },
-        },
-        "Resume",
-      ),
-      h("button", { type: "button", class: "danger", onclick: () => void call(urls.cancel_url) }, "Cancel run"),
+      h("button", { type: "button", onclick: resume }, "Resume"),
+      h("button", { type: "button", class: "danger", onclick: () => void call("cancel") }, "Cancel run"),
     ),
     status,
   );

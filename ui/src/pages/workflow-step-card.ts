@@ -24,6 +24,8 @@ export interface StepData {
   version?: string;
   component_id?: string;
   props?: Record<string, unknown>;
+  /** The props a code step declares, where the API gives them: then they get a generated form. */
+  configurable_props?: ConfigurableProp[];
 }
 
 export interface StepCard {
@@ -105,6 +107,7 @@ interface StepBody {
 /** A code step: the editor, and its configured props as JSON (the code declares them). */
 function codeBody(step: StepData, n: number): StepBody {
   const editor: CodeEditor = codeEditor(step.code ?? CODE_STEP, "Step code");
+  const form = step.configurable_props?.length ? stepPropsForm({ props: step.configurable_props, values: step.props }) : undefined;
   const props = h("textarea", {
     id: `step-props-${n}`,
     rows: 2,
@@ -116,11 +119,18 @@ function codeBody(step: StepData, n: number): StepBody {
       "div",
       {},
       h("div", { class: "field" }, h("span", { id: `step-code-${n}` }, "Code"), editor.element),
-      h("div", { class: "field" }, h("label", { for: props.id }, "Props of the code step (JSON, optional)"), props),
+      form ? form.element : h("div", { class: "field" }, h("label", { for: props.id }, "Props of the code step (JSON, optional)"), props),
     ),
     value(name) {
       const out: Record<string, unknown> = { code: editor.value() };
-      if (props.value.trim()) {
+      if (form) {
+        try {
+          const values = form.value();
+          if (Object.keys(values).length) out.props = values;
+        } catch (error) {
+          throw new Error(`step ${name}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } else if (props.value.trim()) {
         try {
           out.props = JSON.parse(props.value);
         } catch {
