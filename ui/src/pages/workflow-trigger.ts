@@ -11,6 +11,9 @@ export interface Trigger {
   intervalSeconds?: number;
   timezone?: string;
   source_id?: string;
+  /** Shown, never sent: the HTTP endpoint and the e-mail address. */
+  endpoint_url?: string;
+  email_address?: string;
 }
 
 export interface TriggerForm {
@@ -27,6 +30,8 @@ const KINDS: [Trigger["type"], string][] = [
 
 export function triggerForm(current: Trigger | undefined, workflow?: { endpoint_url?: string; email_address?: string }): TriggerForm {
   const trigger: Trigger = current ?? { type: "http" };
+  const endpoint = trigger.endpoint_url ?? workflow?.endpoint_url;
+  const address = trigger.email_address || workflow?.email_address;
   const kind = h(
     "select",
     { id: "trigger-kind" },
@@ -52,27 +57,24 @@ export function triggerForm(current: Trigger | undefined, workflow?: { endpoint_
   const field = (id: string, label: string, input: HTMLElement, hint?: string) =>
     h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("small", {}, hint) : null);
   const parts: Record<Trigger["type"], HTMLElement> = {
-    http: h(
-      "p",
-      {},
-      workflow?.endpoint_url
-        ? ["Runs on each request to ", h("code", {}, workflow.endpoint_url)]
-        : "Runs on each request to its endpoint URL.",
-    ),
+    http: h("p", {}, endpoint ? ["Runs on each request to ", h("code", {}, endpoint)] : "Runs on each request to its endpoint URL."),
     timer: h(
       "div",
       {},
       field("trigger-interval", "Every (seconds)", every, "Or leave empty and give a cron expression."),
       field("trigger-cron", "Cron expression", cron),
-      field("trigger-timezone", "Time zone (optional)", timezone),
+      field(
+        "trigger-timezone",
+        "Time zone of the cron schedule (optional)",
+        timezone,
+        "An IANA name such as Europe/Paris; UTC when empty.",
+      ),
     ),
     source: h("div", {}, field("trigger-source", "Source", source), sourceNote),
     email: h(
       "p",
       {},
-      workflow?.email_address
-        ? ["Runs on each e-mail to ", h("code", {}, workflow.email_address)]
-        : "Runs on each e-mail to the workflow's address (shown once saved).",
+      address ? ["Runs on each e-mail to ", h("code", {}, address)] : "Runs on each e-mail to the workflow's address (shown once saved).",
     ),
   };
   const show = () => {
@@ -92,9 +94,9 @@ export function triggerForm(current: Trigger | undefined, workflow?: { endpoint_
       const type = kind.value as Trigger["type"];
       if (type === "timer") {
         const out: Trigger = { type };
-        if (every.value.trim()) out.intervalSeconds = Number(every.value);
-        else if (cron.value.trim()) out.cron = cron.value.trim();
-        else throw new Error("a schedule needs an interval in seconds or a cron expression");
+        if (every.value.trim()) return { ...out, intervalSeconds: Number(every.value) };
+        if (!cron.value.trim()) throw new Error("a schedule needs an interval in seconds or a cron expression");
+        out.cron = cron.value.trim();
         if (timezone.value.trim()) out.timezone = timezone.value.trim();
         return out;
       }

@@ -125,7 +125,7 @@ function triggerText(w: any): string {
     case "source":
       return `events of source ${trigger.source_id}`;
     case "email":
-      return `e-mail to ${w.email_address ?? "its address"}`;
+      return `e-mail to ${trigger.email_address || w.email_address || "its address"}`;
     default:
       return "HTTP request to its endpoint";
   }
