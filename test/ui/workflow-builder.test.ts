@@ -148,6 +148,7 @@ describe("workflow builder", { skip: BROWSER_SKIP }, () => {
     assert.match(await first.innerText(), /Export n\s*5/);
     assert.match(await first.innerText(), /first got 5/);
     assert.equal(await page.getByRole("listitem", { name: "Result of twice" }).count(), 0, "only through the chosen step");
+    if (process.env.SLUICE_SCREENSHOTS) await page.screenshot({ path: `${DOCS}/workflow-builder.png`, fullPage: true });
 
     // Unsaved code is what is tested: a failure shows with its error, and the next step is skipped.
     await setCode(page, card("first"), `export default { async run() { throw new RangeError("unsaved failure"); } };`);
@@ -157,7 +158,6 @@ describe("workflow builder", { skip: BROWSER_SKIP }, () => {
     assert.match(await page.getByRole("listitem", { name: "Result of twice" }).innerText(), /skipped/);
     const saved = (await account.api.get(`/workflows/${workflowId}`)).body.data;
     assert.equal(saved.steps[0].code, FIRST, "testing does not save");
-    if (process.env.SLUICE_SCREENSHOTS) await page.screenshot({ path: `${DOCS}/workflow-builder.png`, fullPage: true });
   });
 
   it("is usable 390 px wide: nothing wider than the screen, every field labelled", async () => {

@@ -49,7 +49,10 @@ function stepResultView(step: StepResult): HTMLElement {
     step.status === "skipped" || step.status === "pending"
       ? null
       : [
-          step.return_value !== undefined ? jsonView(step.return_value, "Return value") : null,
+          // A failed or paused step returned nothing: its null return value is not shown.
+          step.return_value !== undefined && (step.status === "succeeded" || step.return_value !== null)
+            ? jsonView(step.return_value, "Return value")
+            : null,
           exports.length
             ? h(
                 "div",
