@@ -1,6 +1,6 @@
 // The workflow builder in a real browser against the real server on loopback, driven as a
 // user would: build a workflow of code steps (add, rename, remove, reorder by keyboard), run it
-// through its HTTP endpoint, edit it, and test a step on a typed event. Also at 390 px wide.
+// through its HTTP endpoint, edit it, test a step on a typed event, delete it. Also at 390 px wide.
 // With SLUICE_SCREENSHOTS=1 the builder's screenshot becomes docs/workflow-builder.png.
 import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
@@ -174,6 +174,16 @@ describe("workflow builder", { skip: BROWSER_SKIP }, () => {
     );
     assert.deepEqual(unlabelled, []);
     if (process.env.SLUICE_SCREENSHOTS) await page.screenshot({ path: `${DOCS}/workflow-builder-390.png`, fullPage: true });
+  });
+
+  it("deletes the workflow from its page", async () => {
+    await page.goto(`${app.origin}/ui#/workflows/${workflowId}`);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL(/#\/workflows$/);
+    await page.getByRole("heading", { name: "Workflows" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "doubler" }).count(), 0);
+    assert.equal((await account.api.get(`/workflows/${workflowId}`)).status, 404);
     assert.deepEqual(problems, []);
   });
 });

@@ -96,6 +96,23 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
         },
         w.active ? "Deactivate" : "Activate",
       ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          onclick: async (e: Event) => {
+            if (!confirm(`Delete workflow ${w.name || id}?`)) return;
+            try {
+              await api("DELETE", `/workflows/${enc(id)}`);
+              go("/workflows");
+            } catch (error) {
+              (e.currentTarget as HTMLElement).after(errorBox(error));
+            }
+          },
+        },
+        "Delete",
+      ),
     ),
     h("h3", {}, "Steps"),
     w.steps.map((s: any) =>
