@@ -96,6 +96,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/workflows/{id}/sse", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/runs", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/runs/{run_id}", makeForeignResource: makeWorkflow },
+  { method: "POST", path: "/workflows/{id}/test", makeForeignResource: makeWorkflow, json: () => ({ event: {} }) },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
   { method: "GET", path: "/components/{key}", makeForeignResource: makeComponentKey },
