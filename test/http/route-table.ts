@@ -96,6 +96,8 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/workflows/{id}/sse", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/runs", makeForeignResource: makeWorkflow },
   { method: "GET", path: "/workflows/{id}/runs/{run_id}", makeForeignResource: makeWorkflow },
+  { method: "POST", path: "/workflows/{id}/runs/{run_id}/resume", makeForeignResource: makeWorkflow, json: () => ({ data: 1 }) },
+  { method: "POST", path: "/workflows/{id}/runs/{run_id}/cancel", makeForeignResource: makeWorkflow },
   { method: "POST", path: "/workflows/{id}/test", makeForeignResource: makeWorkflow, json: () => ({ event: {} }) },
   { method: "POST", path: "/components", json: () => ({ component_code: COMPONENT_CODE }) },
   { method: "GET", path: "/components/{id}", makeForeignResource: makeComponent },
