@@ -218,6 +218,39 @@ for (const dialect of DIALECTS) {
       assert.equal((await request(timedOut.steps[0].exports.links.resume_url, "POST", "")).status, 404);
     });
 
+    it("the owner resumes or cancels a paused run through the API, as its links would; a run not paused is a 409", async () => {
+      const wf = await workflow([
+        { name: "wait", code: suspend("$.flow.suspend()") },
+        { name: "after", code: AFTER_PAUSE },
+      ]);
+      await trigger(wf);
+      const paused = await onlyRun(wf.id, "paused");
+      const stranger = await app.newAccount();
+      const theirs = await stranger.api.post(`/workflows/${wf.id}/runs/${paused.id}/resume`, { data: 1 });
+      assert.equal(theirs.status, 404, theirs.text);
+      const resumed = await account.api.post(`/workflows/${wf.id}/runs/${paused.id}/resume`, { data: { approved: "by API" } });
+      assert.equal(resumed.status, 200, resumed.text);
+      assert.deepEqual(resumed.body.data, { status: "resumed" });
+      const done = await onlyRun(wf.id);
+      assert.equal(done.status, "succeeded");
+      assert.deepEqual(done.steps[1].return_value, { resumed: { approved: "by API" }, waited: "paused" });
+      assert.equal((await request(paused.steps[0].exports.links.resume_url, "POST", "")).status, 404, "the links are used up");
+      const again = await account.api.post(`/workflows/${wf.id}/runs/${paused.id}/cancel`);
+      assert.equal(again.status, 409, again.text);
+      assert.match(again.body.error, /is not paused \(it is succeeded\)/);
+
+      await trigger(wf);
+      const second = await waitFor(async () => {
+        const list = await account.api.get(`/workflows/${wf.id}/runs`);
+        return list.body.data.find((run: any) => run.id !== paused.id && run.status === "paused");
+      });
+      const cancelled = await account.api.post(`/workflows/${wf.id}/runs/${second.id}/cancel`);
+      assert.equal(cancelled.status, 200, cancelled.text);
+      const detail = await account.api.get(`/workflows/${wf.id}/runs/${second.id}`);
+      assert.equal(detail.body.data.status, "cancelled");
+      assert.equal((await request(detail.body.data.steps[0].exports.links.cancel_url, "GET", "")).status, 404);
+    });
+
     it("$.flow.delay continues with the next step after the delay, or at once when resumed", async () => {
       const wf = await workflow([
         { name: "wait", code: suspend("$.flow.delay(300)") },

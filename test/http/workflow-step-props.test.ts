@@ -39,7 +39,9 @@ export default defineComponent({
   },
   async run({ steps, $ }) {
     $.export("$summary", "greeted");
-    return { text: this.shout(Array(this.times).fill(this.greeting).join(" ")), color: this.color, token: this.demo.token(), store: this.store ?? null };
+    if (this.store) await this.store.set("greeted", ((await this.store.get("greeted")) ?? 0) + 1);
+    const store = this.store ? await this.store.get("greeted") : null;
+    return { text: this.shout(Array(this.times).fill(this.greeting).join(" ")), color: this.color, token: this.demo.token(), store };
   },
 });`;
 
@@ -96,7 +98,10 @@ for (const dialect of DIALECTS) {
     const greetStep = (props: Record<string, unknown>, id?: string) => ({ ...(id ? { id } : {}), name: "greet", code: GREET, props });
 
     it("a code step reads its props, its app's $auth and methods; an inline $auth becomes a connected account, never shown", async () => {
-      const props = { demo: { $auth: { api_key: "inline-secret-1" } }, greeting: "hi", color: "blue", store: { dataStoreId: "ds_abc" } };
+      const store = await account.api.post("/data_stores", { name: "greetings" });
+      assert.equal(store.status, 200, store.text);
+      const dataStoreId = store.body.data.id as string;
+      const props = { demo: { $auth: { api_key: "inline-secret-1" } }, greeting: "hi", color: "blue", store: { dataStoreId } };
       const created = await account.api.post("/workflows", { steps: [greetStep(props), { name: "report", code: REPORT }] });
       assert.equal(created.status, 200, created.text);
       const wf = created.body.data;
@@ -109,7 +114,7 @@ for (const dialect of DIALECTS) {
         demo: { authProvisionId: step.props.demo.authProvisionId },
         greeting: "hi",
         color: "blue",
-        store: { dataStoreId: "ds_abc" },
+        store: { dataStoreId },
       });
       assert.deepEqual(wf.steps[1].props, {});
 
@@ -118,7 +123,7 @@ for (const dialect of DIALECTS) {
         text: "hi hi",
         color: "blue",
         token: "inline-secret-1",
-        store: { dataStoreId: "ds_abc" },
+        store: 1,
       });
       assert.equal(first.greet.$summary, "greeted");
 
@@ -136,7 +141,7 @@ for (const dialect of DIALECTS) {
         text: "HI HI HI",
         color: "blue",
         token: "inline-secret-2",
-        store: { dataStoreId: "ds_abc" },
+        store: 2,
       });
       const shown = await account.api.get(`/workflows/${wf.id}`);
       assert.ok(!shown.text.includes("inline-secret"));
@@ -178,7 +183,7 @@ for (const dialect of DIALECTS) {
       assert.equal(tokens.requests[0]!.form.refresh_token, "refresh-1");
     });
 
-    it("a refused OAuth refresh fails the run at that step, on $errors, without running it", async () => {
+    it("a refused OAuth refresh fails the run at that step, on $errors, without running that step", async () => {
       const connected = await account.api.post("/accounts", {
         app: "demo",
         credentials: {
@@ -207,8 +212,22 @@ for (const dialect of DIALECTS) {
       assert.equal(error.cellId, wf.steps[1].id);
       assert.match(error.stack, /step "greet".*invalid_grant/);
       assert.ok(!JSON.stringify(error).includes("refresh-refused"));
+      // Each step's accounts are read as it starts: the step before ran, the failing one never did.
+      const runs = await account.api.get(`/workflows/${wf.id}/runs`);
+      const run = await account.api.get(`/workflows/${wf.id}/runs/${runs.body.data[0].id}`);
+      assert.deepEqual(
+        run.body.data.steps.map((step: any) => [step.name, step.status]),
+        [
+          ["report", "succeeded"],
+          ["greet", "failed"],
+        ],
+      );
+      assert.equal(run.body.data.steps[1].return_value ?? null, null);
       const emitted = await account.api.get(`/workflows/${wf.id}/event_summaries`);
-      assert.equal(emitted.body.data.length, 0, "no step ran");
+      assert.deepEqual(
+        emitted.body.data.map((e: any) => e.event),
+        [{ greet: null, act: null }],
+      );
     });
 
     it("refuses bad prop values with a 400 that names the step and the prop", async () => {
@@ -224,6 +243,7 @@ for (const dialect of DIALECTS) {
         [{ ...base, loud: "yes" }, 400, /step "greet": props\.loud must be a boolean/],
         [{ ...base, color: "green" }, 400, /step "greet": props\.color must be one of its options/],
         [{ ...base, store: { id: "ds_x" } }, 400, /step "greet": props\.store must be a data store/],
+        [{ ...base, store: { dataStoreId: "ds_missing" } }, 400, /step "greet": props\.store: data store ds_missing was not found/],
         [{ ...base, demo: { $auth: "nope" } }, 400, /step "greet": props\.demo/],
         [{ ...base, demo: { authProvisionId: other.body.data.id } }, 400, /step "greet": props\.demo is an app prop of "demo"/],
         [

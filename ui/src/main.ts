@@ -11,7 +11,7 @@ import { subscriptionsPage } from "./pages/subscriptions.js";
 import { usagePage } from "./pages/usage.js";
 import { webhookPage } from "./pages/webhook.js";
 import { webhooksPage } from "./pages/webhooks.js";
-import { workflowPage, workflowsPage } from "./pages/workflows.js";
+import { workflowRoute } from "./pages/workflow-routes.js";
 import { currentPath, go, onRoute } from "./router.js";
 
 const root = document.getElementById("app")!;
@@ -23,7 +23,7 @@ function page(path: string[], signal: AbortSignal): Promise<HTMLElement> {
     case "sources":
       return id ? sourcePage(id, signal) : sourcesPage();
     case "workflows":
-      return id ? workflowPage(id, signal) : workflowsPage();
+      return workflowRoute(path.slice(1), signal);
     case "webhooks":
       return id ? webhookPage(id, signal) : webhooksPage();
     case "subscriptions":

@@ -7,6 +7,7 @@ import type { Ctx } from "../context.js";
 import { invalid, ServiceError } from "../../lib/errors.js";
 import type { ComponentMetadata, ConfigurableProp } from "../../runtime/code-runner.js";
 import { storeAppProps } from "../accounts/app-props.js";
+import { checkDataStoreProps } from "../data-stores/data-store-props.js";
 
 /** Props that take no value in a step (display-only, or interfaces that only sources have). */
 const VALUELESS = new Set(["alert", "dir", "$.service.db", "$.interface.http", "$.interface.timer", "$.interface.apphook"]);
@@ -33,6 +34,8 @@ export async function storeStepProps(
     const problem = prop.type === DATA_STORE ? dataStoreProblem(value) : valueProblem(prop, value);
     if (problem) throw invalid(`${where}.${prop.name} ${problem}`);
   }
+  // The shape was checked above; the store must also be one of this account's.
+  await checkDataStoreProps(ctx, { userId: input.userId, props: input.declared, configured: stored, where });
   const metadata = { configurable_props: input.declared } as ComponentMetadata;
   try {
     return await storeAppProps(ctx, { userId: input.userId, sourceId: input.step.id, metadata, configured: stored });

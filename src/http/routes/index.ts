@@ -14,6 +14,7 @@ import { userRoutes } from "./users.js";
 import { webhookRoutes } from "./webhooks.js";
 import { workflowEventRoutes } from "./workflow-events.js";
 import { workflowRunRoutes } from "./workflow-runs.js";
+import { workflowTestRoutes } from "./workflow-test.js";
 import { workflowRoutes } from "./workflows.js";
 import type { RouteModule } from "./route-module.js";
 
@@ -38,6 +39,7 @@ export const authenticatedRoutes: RouteModule = async (app, { services }) => {
     workflowEventRoutes,
     dataStoreRoutes,
     workflowRunRoutes,
+    workflowTestRoutes,
   ]) {
     await app.register(routes, { services });
   }

@@ -1,7 +1,9 @@
-// The runs of a workflow: the list (newest first) and one run with what each step did.
+// The runs of a workflow: the list (newest first), one run with what each step did, and the
+// owner's resume and cancel of a paused run (what its resume and cancel URLs do).
 import { Type } from "@sinclair/typebox";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { getRun, listRuns } from "../../domain/workflows/runs/list-runs.js";
+import { cancelRun, resumeRun } from "../../domain/workflows/runs/decide-paused-run.js";
 import { actorOf } from "../auth.js";
 import { errorResponses, IdParams, ListQuery, PageInfo, pageRequest, ProjectionQuery } from "../common-schemas.js";
 import type { RouteModule } from "./route-module.js";
@@ -63,5 +65,39 @@ export const workflowRunRoutes: RouteModule = async (scope, { services }) => {
       },
     },
     async (request) => ({ data: await getRun({ ctx, actor: actorOf(request), id: request.params.id, runId: request.params.run_id }) }),
+  );
+
+  const Decided = (status: string) => Type.Object({ data: Type.Object({ status: Type.Literal(status) }) });
+  app.post(
+    "/workflows/:id/runs/:run_id/resume",
+    {
+      schema: {
+        tags,
+        summary: "Resume a paused run; `data` becomes the paused step's $resume_data",
+        params: RunParams,
+        body: Type.Optional(Type.Object({ data: Type.Optional(Type.Unknown()) })),
+        response: { 200: Decided("resumed"), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      data: await resumeRun({
+        ctx,
+        queue: services.queue,
+        actor: actorOf(request),
+        id: request.params.id,
+        runId: request.params.run_id,
+        data: request.body?.data ?? null,
+      }),
+    }),
+  );
+
+  app.post(
+    "/workflows/:id/runs/:run_id/cancel",
+    {
+      schema: { tags, summary: "Cancel a paused run", params: RunParams, response: { 200: Decided("cancelled"), ...errorResponses } },
+    },
+    async (request) => ({
+      data: await cancelRun({ ctx, queue: services.queue, actor: actorOf(request), id: request.params.id, runId: request.params.run_id }),
+    }),
   );
 };

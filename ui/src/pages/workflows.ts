@@ -1,7 +1,9 @@
-// Workflows: the list; one workflow with its steps, emits, $logs and $errors (with replay).
+// Workflows: the list; one workflow with its trigger, steps, runs, emits, $logs and $errors
+// (with replay). Building and editing is the builder's (workflow-builder.ts).
 import { api, enc } from "../api.js";
-import { errorBox, h, time } from "../dom.js";
+import { errorBox, h, json, time } from "../dom.js";
 import type { TailEvent } from "../live-tail.js";
+import { go } from "../router.js";
 import { liveEvents } from "./live-events.js";
 
 export async function workflowsPage(): Promise<HTMLElement> {
@@ -10,6 +12,7 @@ export async function workflowsPage(): Promise<HTMLElement> {
     "div",
     {},
     h("h2", {}, "Workflows"),
+    h("p", {}, h("a", { href: "#/workflows/new", class: "button" }, "New workflow")),
     data.length
       ? h(
           "table",
@@ -35,7 +38,7 @@ export async function workflowsPage(): Promise<HTMLElement> {
             ),
           ),
         )
-      : h("p", {}, "No workflows yet. Create them with the CLI or the API."),
+      : h("p", {}, "No workflows yet."),
   );
 }
 
@@ -68,11 +71,59 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
       h("dd", {}, w.id),
       h("dt", {}, "State"),
       h("dd", {}, w.active ? "active" : "inactive"),
+      h("dt", {}, "Trigger"),
+      h("dd", {}, triggerText(w)),
       h("dt", {}, "Endpoint"),
       h("dd", {}, h("code", {}, w.endpoint_url)),
     ),
+    h(
+      "div",
+      { class: "actions" },
+      h("a", { href: `#/workflows/${enc(id)}/edit`, class: "button" }, "Edit"),
+      h("a", { href: `#/workflows/${enc(id)}/runs`, class: "button" }, "Runs"),
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: async (e: Event) => {
+            try {
+              await api("PUT", `/workflows/${enc(id)}`, { active: !w.active });
+              go(`/workflows/${id}`, true);
+            } catch (error) {
+              (e.currentTarget as HTMLElement).after(errorBox(error));
+            }
+          },
+        },
+        w.active ? "Deactivate" : "Activate",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          onclick: async (e: Event) => {
+            if (!confirm(`Delete workflow ${w.name || id}?`)) return;
+            try {
+              await api("DELETE", `/workflows/${enc(id)}`);
+              go("/workflows");
+            } catch (error) {
+              (e.currentTarget as HTMLElement).after(errorBox(error));
+            }
+          },
+        },
+        "Delete",
+      ),
+    ),
     h("h3", {}, "Steps"),
-    w.steps.map((s: any) => h("details", { class: "step" }, h("summary", {}, s.name || s.id), h("pre", {}, stepText(s)))),
+    w.steps.map((s: any) =>
+      h(
+        "details",
+        { class: "step" },
+        h("summary", {}, s.name || s.id, s.action ? ` (action ${s.action})` : ""),
+        s.code !== undefined ? h("pre", {}, s.code) : null,
+        s.props && Object.keys(s.props).length ? h("pre", {}, json(s.props)) : null,
+      ),
+    ),
     h(
       "div",
       { class: "streams" },
@@ -83,9 +134,16 @@ export async function workflowPage(id: string, signal: AbortSignal): Promise<HTM
   );
 }
 
-/** A code step shows its code; an action step what it runs and its configured props. */
-function stepText(step: any): string {
-  if (step.type !== "action") return step.code ?? "";
-  const what = step.action ? `action ${step.action}${step.version ? `@${step.version}` : ""}` : `component ${step.component_id}`;
-  return `${what}\nprops ${JSON.stringify(step.props ?? {}, null, 2)}`;
+function triggerText(w: any): string {
+  const trigger = w.trigger ?? { type: "http" };
+  switch (trigger.type) {
+    case "timer":
+      return `schedule: ${trigger.cron ? `cron ${trigger.cron}` : `every ${trigger.intervalSeconds} s`}${trigger.timezone ? ` (${trigger.timezone})` : ""}`;
+    case "source":
+      return `events of source ${trigger.source_id}`;
+    case "email":
+      return `e-mail to ${trigger.email_address || w.email_address || "its address"}`;
+    default:
+      return "HTTP request to its endpoint";
+  }
 }

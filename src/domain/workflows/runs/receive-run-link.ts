@@ -8,9 +8,9 @@ import type { JobQueue } from "../../../queue/job-queue.js";
 import { notFound } from "../../../lib/errors.js";
 import type { HttpResponseRecord } from "../../../runtime/code-runner.js";
 import type { EndpointRequest } from "../../endpoints/endpoint-kind.js";
-import { cancelPausedRun, pausedFlow } from "./pause-run.js";
-import { WORKFLOW_WAKE_JOB, type WakeJob } from "./run-jobs.js";
+import { cancelPausedRun } from "./pause-run.js";
 import { hashRunToken } from "./run-links.js";
+import { resumePausedRun } from "./resume-run.js";
 
 const answer = (status: string): HttpResponseRecord => ({ status: 200, headers: {}, body: { kind: "json", value: { status } } });
 
@@ -26,33 +26,8 @@ export async function receiveRunLink(deps: { ctx: Ctx; queue: JobQueue }, reques
     if (!cancelled) throw notFound();
     return answer("cancelled");
   }
-  const flow = await pausedFlow(ctx.db, run);
   const data = requestData(request);
-  const resumed = await ctx.db.transaction().execute(async (db) => {
-    const updated = await db
-      .updateTable("workflow_runs")
-      .set({ wake_seq: link.wake_seq + 1 })
-      .where("id", "=", run.id)
-      .where("status", "=", "paused")
-      .where("wake_seq", "=", link.wake_seq)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return false;
-    await db
-      .updateTable("workflow_run_steps")
-      .set(
-        flow?.kind === "rerun"
-          ? { callback_request: JSON.stringify(callbackRequest(request, data)) }
-          : { resume_data: JSON.stringify(data) },
-      )
-      .where("run_id", "=", run.id)
-      .where("position", "=", run.next_step)
-      .execute();
-    await db.deleteFrom("workflow_run_links").where("run_id", "=", run.id).execute();
-    const wake: WakeJob = { userId: run.user_id, runId: run.id, seq: link.wake_seq + 1, reason: "resume" };
-    await deps.queue.enqueue(db, [{ type: WORKFLOW_WAKE_JOB, userId: run.user_id, payload: wake }]);
-    return true;
-  });
-  if (!resumed) throw notFound();
+  if (!(await resumePausedRun(deps, run, link.wake_seq, { data, callbackRequest: callbackRequest(request, data) }))) throw notFound();
   return answer("resumed");
 }
 
