@@ -28,6 +28,7 @@ import { registerSourceJobs, runSourceForDelivery } from "./domain/sources/sourc
 import { createErrorWorkflow } from "./domain/workflows/error-workflow.js";
 import { handleWorkflowDelivery, registerWorkflowJobs } from "./domain/workflows/workflow-jobs.js";
 import { createMailer } from "./mail/create-mailer.js";
+import { httpSender } from "./domain/workflows/runs/send-http.js";
 import { startTimerLoop } from "./scheduler/timer-loop.js";
 import { createComponentRunner, runnerSettings } from "./runtime/component-runner.js";
 import { meteredRunner } from "./runtime/metered-runner.js";
@@ -112,7 +113,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
   for (const warning of runner.warnings) logger.warn(warning);
   await runner.ready;
   const mailer = createMailer(config, logger);
-  const services: Services = { ctx, store, queue, runner, mailer };
+  const services: Services = { ctx, store, queue, runner, mailer, httpSender: httpSender(ctx) };
   const tasks: BackgroundTask[] = [];
   // First in, so stopped last: workers may still be running code (and sending mail) while they stop.
   tasks.push({ name: "mailer", stop: () => mailer.close() });

@@ -73,6 +73,17 @@ const FlowRequest = Type.Union([
 const WorkflowStepResult = Type.Object({
   emits: Type.Array(Type.Unknown()),
   emails: Type.Array(Type.Object({ subject: Type.String(), text: Type.String() })),
+  httpRequests: Type.Optional(
+    Type.Array(
+      Type.Object({
+        method: Type.String(),
+        url: Type.String(),
+        headers: Type.Record(Type.String(), Type.String()),
+        body: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { maxItems: 10 },
+    ),
+  ),
   response: Type.Optional(ResponseRecord),
   returnValue: Type.Optional(Type.Unknown()),
   exports: Type.Record(Type.String(), Type.Unknown()),

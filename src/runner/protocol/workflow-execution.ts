@@ -74,11 +74,21 @@ export interface EmailRequest {
   text: string;
 }
 
+/** A request a step asked for with `$.send.http`; the service makes it after the step is stored. */
+export interface HttpSendRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
 export interface WorkflowStepResult {
   /** Payloads of `$send.emit` / `$.send.emit`, in call order. */
   emits: unknown[];
   logs: LogRecord[];
   emails: EmailRequest[];
+  /** `$.send.http` requests, in call order. */
+  httpRequests?: HttpSendRequest[];
   /** Set when the step called `$.respond` (the first call only). */
   response?: HttpResponseRecord;
   returnValue?: unknown;

@@ -2,7 +2,8 @@
 // left them and `$` (export, respond, send, flow, context). What the step asked of the run
 // through `$.flow` comes back as data: the service, not the runner, pauses or ends the run.
 import type { ExecutionFailure, HttpResponseRecord } from "../protocol/component-execution.js";
-import type { EmailRequest, FlowRequest, RunLinks, WorkflowStepResult } from "../protocol/workflow-execution.js";
+import type { EmailRequest, FlowRequest, HttpSendRequest, RunLinks, WorkflowStepResult } from "../protocol/workflow-execution.js";
+import { httpSendRequest, MAX_HTTP_SENDS_PER_STEP } from "./http-send.js";
 import { toResponseRecord } from "../response-record.js";
 import { emitBudget, RUN_LIMITS } from "../run-limits.js";
 import { callStep } from "./call-step.js";
@@ -34,6 +35,7 @@ function pauseMs(value: unknown, what: string, fallback?: number): number {
 export async function runStep<S extends StepRef>(request: StepRun<S>, host: StepHost<S>): Promise<StepOutcome> {
   const emits: unknown[] = [];
   const emails: EmailRequest[] = [];
+  const httpRequests: HttpSendRequest[] = [];
   const exports: Record<string, unknown> = {};
   let response: HttpResponseRecord | undefined;
   let flow: FlowRequest | undefined;
@@ -85,6 +87,11 @@ export async function runStep<S extends StepRef>(request: StepRun<S>, host: Step
         if (!message || typeof message !== "object") throw new TypeError("$.send.email needs { subject, text }");
         emails.push({ subject: String(message.subject ?? "(no subject)").slice(0, 998), text: String(message.text ?? "") });
       },
+      http(request: unknown) {
+        if (httpRequests.length >= MAX_HTTP_SENDS_PER_STEP)
+          throw new TypeError(`a step may call $.send.http at most ${MAX_HTTP_SENDS_PER_STEP} times`);
+        httpRequests.push(httpSendRequest(request));
+      },
     },
   };
   const previousSend = (globalThis as any).$send;
@@ -100,6 +107,7 @@ export async function runStep<S extends StepRef>(request: StepRun<S>, host: Step
   return {
     emits,
     emails,
+    ...(httpRequests.length > 0 ? { httpRequests } : {}),
     ...(response ? { response } : {}),
     exports: jsonSafe(exports) as Record<string, unknown>,
     ...(error ? { error } : { returnValue: jsonSafe(returnValue) }),

@@ -95,6 +95,7 @@ async function drive(deps: RunDeps, run: WorkflowRunsTable, options: DriveOption
       errorWorkflowJob: options.errorWorkflowJob,
     });
     await sendEmails(deps, run.user_id, run.workflow_id, result.emails);
+    if (!result.error) await deps.httpSender(result.httpRequests ?? [], { workflowId: run.workflow_id, runId: run.id });
     invocations = 0;
     rows.set(position, row);
     run = { ...run, summary, next_step: position + 1 };
