@@ -261,6 +261,32 @@ for (const dialect of DIALECTS) {
       assert.equal(notObject.status, 400);
     });
 
+    it("an action that configures itself (additionalProps, reloadProps) gets its added props checked at save and on this", async () => {
+      const configuring = `export default {
+  key: "my-configuring", name: "Configuring", version: "0.1.0", type: "action",
+  props: { mode: { type: "string", options: ["plain", "fancy"], reloadProps: true } },
+  async additionalProps() {
+    return this.mode === "fancy" ? { flourish: { type: "string", label: "Flourish" }, times: { type: "integer", default: 2 } } : {};
+  },
+  async run() { return this.mode === "fancy" ? this.flourish.repeat(this.times) : "plain"; },
+};`;
+      const saved = await account.api.post("/components", { component_code: configuring });
+      assert.equal(saved.status, 200, saved.text);
+      const step = (props: Record<string, unknown>) => ({ name: "act", component_id: saved.body.data.id, props });
+      const missing = await account.api.post("/workflows", { steps: [step({ mode: "fancy" })] });
+      assert.equal(missing.status, 400, missing.text);
+      assert.match(missing.body.error, /step "act": props\.flourish is required/);
+      const created = await account.api.post("/workflows", {
+        steps: [step({ mode: "fancy", flourish: "*" }), { name: "report", code: REPORT }],
+      });
+      assert.equal(created.status, 200, created.text);
+      const event = await runOnce(created.body.data);
+      assert.equal(event.act.$return_value, "**");
+      const plain = await account.api.post("/workflows", { steps: [step({ mode: "plain" }), { name: "report", code: REPORT }] });
+      assert.equal(plain.status, 200, plain.text);
+      assert.equal((await runOnce(plain.body.data)).act.$return_value, "plain");
+    });
+
     it("runs an action the account saved ({component_id}); a source or another account's component is refused", async () => {
       const saved = await account.api.post("/components", { component_code: ACTION });
       assert.equal(saved.status, 200, saved.text);

@@ -38,7 +38,7 @@ export interface PreviousProps {
  * unchanged, else what additionalProps() answers now. A failure is a 400 saying why.
  */
 export async function dynamicPropsFor(
-  deps: { ctx: Ctx; runner: CodeRunner },
+  deps: { ctx: Ctx; runner: Pick<CodeRunner, "reloadProps"> },
   actor: Actor,
   component: SavedComponent,
   configured: Record<string, unknown>,

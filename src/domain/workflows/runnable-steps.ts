@@ -27,7 +27,8 @@ export async function runnableStep(ctx: Ctx, userId: string, step: WorkflowStepC
   }
   try {
     const props = await propsForRun(ctx, userId, step.props ?? {});
-    return { step: { id: step.id, name: step.name, ...module, ...(Object.keys(props).length > 0 ? { props } : {}) } };
+    const extra = step.extraProps?.length ? { extraProps: step.extraProps } : {};
+    return { step: { id: step.id, name: step.name, ...module, ...(Object.keys(props).length > 0 ? { props } : {}), ...extra } };
   } catch (error) {
     if (!(error instanceof OAuthRefreshError)) throw error;
     return { failure: failure("OAuthRefreshError", `step "${step.name}": ${error.message}`) };

@@ -19,6 +19,8 @@ export interface WorkflowStepCode {
   version?: string;
   componentRef?: string;
   props?: Record<string, unknown>;
+  /** Props the action's additionalProps() added for these values at save (Pipedream's dynamic props). */
+  extraProps?: ConfigurableProp[];
 }
 
 /** A step as a run needs it: its module's code and origin, and its prop values (app props as {$auth}). */
@@ -27,6 +29,7 @@ export interface RunnableStep extends CodeOrigin {
   name: string;
   code: string;
   props?: Record<string, unknown>;
+  extraProps?: ConfigurableProp[];
 }
 
 /** What a step's `$.flow.delay/suspend/rerun` return: the run's links, valid only if it pauses. */
@@ -66,6 +69,8 @@ export interface PreparedStep {
   entryPath: string;
   /** Configured prop values: `this.<prop>` (app props as {$auth}). */
   props?: Record<string, unknown>;
+  /** Props additionalProps() added, bound to `this` like declared ones. */
+  extraProps?: ConfigurableProp[];
 }
 
 /** An e-mail a step asked for with `$.send.email`; the service sends it to the account owner. */

@@ -12,6 +12,8 @@ export interface StepRef {
   name: string;
   /** Configured prop values (step-component.ts binds them to `this`). */
   props?: Record<string, unknown>;
+  /** Props the step's additionalProps() added at save. */
+  extraProps?: Array<{ name: string }>;
 }
 
 export interface StepHost<S extends StepRef> {

@@ -14,9 +14,13 @@ export function stepThis(
   definition: Record<string, any>,
   configured: Record<string, unknown> = {},
   callService: CallService = noService,
+  extraProps: Array<{ name: string }> = [],
 ): Record<string, any> {
   const self: Record<string, any> = Object.create(definition);
-  const props = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
+  const declared = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
+  // Props additionalProps() added (kept by the service since save) are bound like declared ones.
+  const props: Record<string, unknown> = { ...declared };
+  for (const extra of extraProps) if (!(extra.name in props)) props[extra.name] = extra;
   for (const [name, raw] of Object.entries(props)) {
     const spec = propSpec(raw);
     if (VALUELESS.has(spec.type)) continue;

@@ -27,8 +27,9 @@ async function prepareSteps(modules: ModuleStore, userId: string, steps: Runnabl
   for (const step of steps) {
     try {
       // An action's module comes with its origin (registry package, URL, files), as a source's does.
-      const { id, name, props, ...module } = step;
-      prepared.push({ id, name, entryPath: await modules.prepare({ userId, ...module }), ...(props ? { props } : {}) });
+      const { id, name, props, extraProps, ...module } = step;
+      const entryPath = await modules.prepare({ userId, ...module });
+      prepared.push({ id, name, entryPath, ...(props ? { props } : {}), ...(extraProps?.length ? { extraProps } : {}) });
     } catch (error) {
       // A package that cannot be had or an import that cannot be resolved: bad code, not a fault.
       if (error instanceof ServiceError && error.code === "VALIDATION") return { ok: false, step, message: error.message };

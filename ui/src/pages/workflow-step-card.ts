@@ -4,7 +4,8 @@
 import { api, enc } from "../api.js";
 import { errorBox, h, json, mount } from "../dom.js";
 import { codeEditor, type CodeEditor } from "../editor.js";
-import { stepPropsForm, type ConfigurableProp, type PropsForm } from "../forms/step-props-form.js";
+import { propsForm, type PropsForm } from "../forms/props-form.js";
+import type { ConfigurableProp } from "../forms/prop-types.js";
 
 export const CODE_STEP = `export default defineComponent({
   async run({ steps, $ }) {
@@ -107,7 +108,7 @@ interface StepBody {
 /** A code step: the editor, and its configured props as JSON (the code declares them). */
 function codeBody(step: StepData, n: number): StepBody {
   const editor: CodeEditor = codeEditor(step.code ?? CODE_STEP, "Step code");
-  const form = step.configurable_props?.length ? stepPropsForm({ props: step.configurable_props, values: step.props }) : undefined;
+  const form = step.configurable_props?.length ? propsForm({ props: step.configurable_props, values: step.props }) : undefined;
   const props = h("textarea", {
     id: `step-props-${n}`,
     rows: 2,
@@ -153,7 +154,7 @@ function actionBody(step: StepData, n: number): StepBody {
       const path = key ? `/components/registry/${enc(key)}` : `/components/${enc(step.component_id ?? "")}`;
       const { data } = await api<{ data: { name: string; version: string; configurable_props: ConfigurableProp[] } }>("GET", path);
       described.append(` — ${data.name} ${data.version}`);
-      form = stepPropsForm({ props: data.configurable_props ?? [], values: step.props });
+      form = propsForm({ props: data.configurable_props ?? [], values: step.props, componentPath: path });
       mount(propsHolder, form.element);
     } catch (error) {
       mount(propsHolder, errorBox(error));
