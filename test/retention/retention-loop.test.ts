@@ -81,7 +81,10 @@ for (const dialect of DIALECTS) {
         await loop.stop();
       }
       const passes = entries.filter((entry) => /^retention pass/.test(String(entry.msg)));
-      assert.match(String(passes[0]!.msg), /pruned 1 deliveries, 0 attempts and 0 \$logs events older than 7 days/);
+      assert.match(
+        String(passes[0]!.msg),
+        /pruned 1 deliveries, 0 attempts, 0 \$logs events and 0 workflow runs older than 7 days, and 0 expired data store records/,
+      );
       assert.equal(passes[0]!.deliveries, 1);
       assert.equal(passes[1]!.deliveries, 0);
       const count = await store.db.selectFrom("deliveries").select("id").execute();
