@@ -90,7 +90,6 @@ const WorkflowStepResult = Type.Object({
   flow: Type.Optional(FlowRequest),
   error: Type.Optional(ErrorData),
   logs: Type.Array(Log),
-  logStarts: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 50 })),
 });
 
 /** Events a runner may send while a request runs: an early HTTP answer. */

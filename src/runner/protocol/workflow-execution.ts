@@ -102,8 +102,6 @@ export interface WorkflowStepResult {
   flow?: FlowRequest;
   error?: ExecutionFailure;
   durationMs: number;
-  /** For each step that started, in order: the index in `logs` of its first console line. */
-  logStarts?: number[];
 }
 
 /** What checking steps at save yields: their problems, and the props each step's module declares. */

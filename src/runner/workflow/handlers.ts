@@ -7,10 +7,10 @@ import type { HandlerTools } from "../protocol/messages.js";
 import type { LogRecord } from "../protocol/component-execution.js";
 import type { PreparedStep, RunLinks, StepsCheck } from "../protocol/workflow-execution.js";
 import { inspectSteps } from "./inspect-steps.js";
-import { type StepHost } from "./run-steps.js";
+import type { StepHost } from "./run-steps.js";
 import { runStep, type StepOutcome } from "./run-step.js";
 
-function host(tools?: HandlerTools, onStepStarted?: () => void): StepHost<PreparedStep> {
+function host(tools?: HandlerTools): StepHost<PreparedStep> {
   return {
     load: (step) => import(pathToFileURL(step.entryPath).href),
     respond: (response) => tools?.emitEvent({ response }),
@@ -27,8 +27,6 @@ export async function workflowStep(
   tools: HandlerTools,
 ): Promise<StepOutcome & { logs: LogRecord[] }> {
   const logs: LogRecord[] = [];
-  // Where each started step's console output begins in `logs`, so results can show it per step.
-  const logStarts: number[] = [];
   captureLogs(logs);
   try {
     const outcome = await runStep(payload, host(tools));
