@@ -15,6 +15,9 @@ import { createRunnerCallGate, type RunnerCallGate, type ServiceCallTable } from
 import type { IdleCpuMeter, IdleCpuSampler } from "./limits/idle-cpu.js";
 import type { RunnerHandle, RunnerLimits } from "./limits/runner-limits.js";
 
+/** A runner starts in well under a second; this bounds a start that hangs (a busy host may take seconds). */
+const START_TIMEOUT_MS = 30_000;
+
 export interface ProcessPoolOptions {
   /** Starts a runner process for an account (runner-launcher.ts). */
   launch: LaunchRunner;
@@ -35,6 +38,12 @@ export interface ProcessPoolOptions {
   idleMs?: number;
   /** How long a runner beyond maxIdlePerKey may stay idle before it is stopped. */
   extraIdleMs?: number;
+  /**
+   * How long a runner may take to start (its ready message, and its limits in place). One that
+   * takes longer is stopped and fails the oldest waiting job, as one that exits before it is
+   * ready does: a start that hangs must not hold its account's executions forever.
+   */
+  startTimeoutMs?: number;
   /**
    * Called when a runner's execution ended (done, failed) and it lives on: `queued` are the ids
    * of the executions it still has, the next of which may already run.
@@ -93,6 +102,7 @@ interface Runner {
   inflight: Job[];
   headStartedAt: number;
   headTimer?: NodeJS.Timeout;
+  startTimer?: NodeJS.Timeout;
   /** The runner's caps and CPU figure, when the pool has limits. */
   limits?: RunnerHandle;
   idleMeter?: IdleCpuMeter;
@@ -139,6 +149,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
   const idleMs = options.idleMs ?? 60_000;
   const maxIdleTotal = options.maxIdleTotal ?? 32;
   const extraIdleMs = options.extraIdleMs ?? 2000;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const batchBudgetMs = options.batchBudgetMs ?? BATCH_BUDGET_MS;
   const runners = new Map<string, Set<Runner>>();
   /** Jobs of each key not yet sent to a runner, oldest first. */
@@ -189,6 +200,13 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       if (idleCpu) runner.idleMeter = idleCpu.sampler.track(runner.limits, (ms) => onIdleCpu(runner, idleCpu, ms));
     }
     setOf(key).add(runner);
+    runner.startTimer = setTimeout(() => {
+      if (runner.ready || runner.dead) return;
+      const why = failure("crash", `the runner did not start within ${Math.round(startTimeoutMs / 1000)} s`);
+      backlogOf(key).shift()?.settle({ ok: false, failure: why });
+      kill(runner, {});
+    }, startTimeoutMs);
+    runner.startTimer.unref();
     const pid = child.pid;
     if (pid !== undefined) options.registry?.record(pid);
     options.onSpawn?.(key, pid);
@@ -243,6 +261,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
       const settled = runner.limits?.ready ?? Promise.resolve();
       void settled.then(() => {
         if (runner.dead) return;
+        clearTimeout(runner.startTimer);
         runner.ready = true;
         becameIdle(runner);
       });
@@ -308,6 +327,7 @@ export function createProcessPool(options: ProcessPoolOptions): ProcessPool {
     runner.dead = true;
     setOf(runner.key).delete(runner);
     clearTimeout(runner.headTimer);
+    clearTimeout(runner.startTimer);
     if (runner.idleTimer) clearTimeout(runner.idleTimer);
     runner.child.kill("SIGKILL");
     runner.channel.close();

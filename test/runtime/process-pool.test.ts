@@ -143,6 +143,23 @@ describe("process pool", () => {
     );
   });
 
+  it("a runner that never gets ready is stopped after the start deadline: the oldest waiting job fails, the next runs", async () => {
+    const silent = join(dir, "silent.cjs");
+    writeFileSync(silent, "setInterval(() => {}, 1000);");
+    let starts = 0;
+    const launch: LaunchRunner = (key) => (++starts === 1 ? standInLauncher(silent)(key) : standInLauncher(script)(key));
+    const created = createProcessPool({ launch, maxPerKey: 1, batchBudgetMs: 60_000, startTimeoutMs: 300 });
+    pools.push(created);
+    const [first, second] = await Promise.all([
+      created.run("k", { type: "echo", payload: 1 }, { timeoutMs: 10_000 }),
+      created.run("k", { type: "echo", payload: 2 }, { timeoutMs: 10_000 }),
+    ]);
+    assert.equal(first.ok, false);
+    assert.match(!first.ok ? first.failure.message : "", /did not start within/);
+    assert.equal(second.ok, true);
+    assert.equal(starts, 2);
+  });
+
   it("a runner that dies fails the job that was running, not the ones queued behind it", async () => {
     const p = pool(1);
     await p.run("c", { type: "echo", payload: "warm-up" }, { timeoutMs: 5000 });
