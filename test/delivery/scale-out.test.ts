@@ -29,14 +29,14 @@ const TIMER_SOURCE = `export default {
 };`;
 
 /** `sluice serve --role <role>` with only the environment the test gives; resolves once it has started. */
-async function serve(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function serve(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; log(): string }> {
   const server = await startServer(
     { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     undefined,
     ["--role", role],
     30_000,
   );
-  return { child: server.child, url: server.origin };
+  return { child: server.child, url: server.origin, log: () => server.stdout() + server.stderr() };
 }
 
 /** webhook-ids each event arrived under, by a key taken from its body. */
@@ -74,7 +74,18 @@ async function queueState(databaseUrl: string): Promise<string> {
       `SELECT coalesce(error, status_code::text) AS outcome, count(*)::int AS n FROM delivery_attempts
         WHERE error IS NOT NULL OR status_code <> 200 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
     );
-    return JSON.stringify({ jobs: jobs.rows, dead: dead.rows, deliveries: deliveries.rows, failedAttempts: errors.rows });
+    // What each connection is doing: a statement waiting on a lock, or a transaction left idle.
+    const sessions = await client.query(
+      `SELECT state, wait_event_type, wait_event, count(*)::int AS n, max(now() - xact_start)::text AS longest_transaction, min(left(query, 60)) AS a_query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1, 2, 3`,
+    );
+    return JSON.stringify({
+      jobs: jobs.rows,
+      dead: dead.rows,
+      deliveries: deliveries.rows,
+      failedAttempts: errors.rows,
+      sessions: sessions.rows,
+    });
   } finally {
     await client.end();
   }
@@ -184,7 +195,14 @@ describe("scale-out: api, two workers and a scheduler on one PostgreSQL database
       intervalMs: 100,
     }).catch(async (error: Error) => {
       const missing = [...accepted].filter((n) => !answered.has(n));
-      error.message += `\n${missing.length} missing (${missing.slice(0, 20).join(", ")})\n${await queueState(database.databaseUrl!)}`;
+      // The survivor's warnings and errors (pino levels 40 and up) say what it was stuck on.
+      const complaints = worker2
+        .log()
+        .split("\n")
+        .filter((line) => /"level":(40|50|60)/.test(line))
+        .slice(-15)
+        .join("\n");
+      error.message += `\n${missing.length} missing (${missing.slice(0, 20).join(", ")})\n${await queueState(database.databaseUrl!)}\n${complaints}`;
       throw error;
     });
     const eventIds = webhookIdsBy(receiver.at("/events"), (body) => body.n);
