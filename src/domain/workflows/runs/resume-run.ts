@@ -6,7 +6,7 @@
 import type { Ctx } from "../../context.js";
 import type { JobQueue } from "../../../queue/job-queue.js";
 import type { WorkflowRunsTable } from "../../../store/schema.js";
-import { pausedFlow } from "./pause-run.js";
+import { leavePause, pausedFlow } from "./pause-run.js";
 import { WORKFLOW_WAKE_JOB, type WakeJob } from "./run-jobs.js";
 
 export interface ResumeData {
@@ -25,14 +25,7 @@ export async function resumePausedRun(
 ): Promise<boolean> {
   const flow = await pausedFlow(deps.ctx.db, run);
   return deps.ctx.db.transaction().execute(async (db) => {
-    const updated = await db
-      .updateTable("workflow_runs")
-      .set({ wake_seq: seq + 1 })
-      .where("id", "=", run.id)
-      .where("status", "=", "paused")
-      .where("wake_seq", "=", seq)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return false;
+    if (!(await leavePause(db, run, seq))) return false;
     await db
       .updateTable("workflow_run_steps")
       .set(
