@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
           ).status,
           200,
         );
-        const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
+        const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors", expand: "event" });
         assert.equal(error.event.error.name, "TooManyStreams");
         assert.match(error.event.error.message, /SLUICE_MAX_STREAMS_PER_EMITTER/);
         assert.match(error.event.error.message, /"b"/);
@@ -58,7 +58,7 @@ for (const dialect of DIALECTS) {
         const source = await createSource(account.api, { component_code: fixtureCode("http-scripted.cjs") });
         // The $errors entry of a failed run holds the request (the original event): 10 KB here.
         assert.equal((await post(source.configured_props.http.endpoint_url, { throw: "boom", pad: "x".repeat(10_000) })).status, 200);
-        const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors" });
+        const [error] = await waitForEvents(account.api, source.id, 1, { event_name: "$errors", expand: "event" });
         assert.equal(error.event.error.name, "EventTooLarge");
         assert.match(error.event.error.message, /SLUICE_MAX_EVENT_BYTES \(4096\)/);
         assert.equal(error.event.original_event.event.$truncated, true);

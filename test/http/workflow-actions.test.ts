@@ -49,7 +49,7 @@ async function reported(account: Account, workflowId: string): Promise<any> {
     async () => {
       const res = await account.api.get(`/workflows/${workflowId}/event_summaries`);
       if (res.body.data.length > 0) return res.body.data[0].event;
-      const errors = await account.api.get(`/workflows/${workflowId}/event_summaries`, { event_name: "$errors" });
+      const errors = await account.api.get(`/workflows/${workflowId}/event_summaries`, { event_name: "$errors", expand: "event" });
       if (errors.body.data.length > 0) throw new Error(`the run failed: ${JSON.stringify(errors.body.data[0].event.error)}`);
       return undefined;
     },
@@ -177,7 +177,7 @@ for (const dialect of DIALECTS) {
       await request(created.body.data.endpoint_url, "POST", "", { json: {} });
       const error = await waitFor(
         async () => {
-          const res = await account.api.get(`/workflows/${created.body.data.id}/event_summaries`, { event_name: "$errors" });
+          const res = await account.api.get(`/workflows/${created.body.data.id}/event_summaries`, { event_name: "$errors", expand: "event" });
           return res.body.data[0]?.event.error;
         },
         { what: "the run's error", timeoutMs: 30_000 },

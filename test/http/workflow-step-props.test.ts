@@ -87,7 +87,7 @@ for (const dialect of DIALECTS) {
         async () => {
           const page = await account.api.get(`/workflows/${workflow.id}/event_summaries`);
           if (page.body.data.length > seen) return page.body.data[0].event;
-          const errors = await account.api.get(`/workflows/${workflow.id}/event_summaries`, { event_name: "$errors" });
+          const errors = await account.api.get(`/workflows/${workflow.id}/event_summaries`, { event_name: "$errors", expand: "event" });
           if (errors.body.data.length > 0) throw new Error(`the run failed: ${JSON.stringify(errors.body.data[0].event.error)}`);
           return undefined;
         },
@@ -205,7 +205,7 @@ for (const dialect of DIALECTS) {
       const wf = created.body.data;
       await request(wf.endpoint_url, "POST", "", { json: {} });
       const error = await waitFor(
-        async () => (await account.api.get(`/workflows/${wf.id}/event_summaries`, { event_name: "$errors" })).body.data[0]?.event.error,
+        async () => (await account.api.get(`/workflows/${wf.id}/event_summaries`, { event_name: "$errors", expand: "event" })).body.data[0]?.event.error,
         { what: "the run's error", timeoutMs: 30_000 },
       );
       assert.equal(error.code, "OAuthRefreshError");

@@ -224,7 +224,7 @@ for (const dialect of DIALECTS)
         );
         await tick(closed, ...made.map((source) => source.id));
         for (const source of made) {
-          const [failure] = await waitForEvents(stranger.api, source.id, 1, { event_name: "$errors" });
+          const [failure] = await waitForEvents(stranger.api, source.id, 1, { event_name: "$errors", expand: "event" });
           assert.match(
             failure.event.error.message,
             /egress to a private or loopback address is refused/,
