@@ -2,7 +2,7 @@
 // (sqlite-checkpoints.ts, ADR 0017). It holds no transaction between checkpoints, so the
 // log can start over from its beginning once everything in it was copied.
 import { parentPort, workerData } from "node:worker_threads";
-import SQLite from "better-sqlite3";
+import { SQLite } from "./sqlite-driver.js";
 import type { CheckpointThreadData, CheckpointThreadMessage } from "./sqlite-checkpoints.js";
 
 const { file, intervalMs } = workerData as CheckpointThreadData;

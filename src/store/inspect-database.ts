@@ -2,7 +2,7 @@
 // it keeps. `sluice doctor` and `sluice backup` use it; opening the store would migrate the
 // database (and on SQLite maybe VACUUM it), which is the server's business, not a check's.
 import { existsSync } from "node:fs";
-import SQLite from "better-sqlite3";
+import { SQLite } from "./sqlite-driver.js";
 import pg from "pg";
 import { sqliteDatabasePath } from "./sqlite-backup.js";
 

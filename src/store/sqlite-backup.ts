@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "./sqlite-driver.js";
 import { DATABASE_FILE } from "./sqlite.js";
 
 export interface SqliteBackup {

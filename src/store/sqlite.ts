@@ -2,7 +2,7 @@
 // through a single connection, which is the single-writer model the queue relies on.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "./sqlite-driver.js";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./schema.js";
 import { ensureIncrementalAutoVacuum, freeFreePages, type AutoVacuumNote } from "./sqlite-auto-vacuum.js";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import SQLite from "better-sqlite3";
+import { SQLite } from "../../src/store/sqlite-driver.js";
 import { sql } from "kysely";
 import { DAY_MS, pruneExpired } from "../../src/domain/retention/prune-expired.js";
 import { FakeClock } from "../../src/lib/clock.js";
