@@ -145,7 +145,10 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(res.status, 200);
       let errors: any[] = [];
-      await waitFor(async () => (errors = await summaries(account.api, source.id, { event_name: "$errors", expand: "event" })).length === 1, 15_000);
+      await waitFor(
+        async () => (errors = await summaries(account.api, source.id, { event_name: "$errors", expand: "event" })).length === 1,
+        15_000,
+      );
       const report = errors[0].event;
       assert.equal(report.error.name, "DeliveryFailed");
       assert.match(report.error.message, new RegExp(hook.id));

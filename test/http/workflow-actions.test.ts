@@ -177,7 +177,10 @@ for (const dialect of DIALECTS) {
       await request(created.body.data.endpoint_url, "POST", "", { json: {} });
       const error = await waitFor(
         async () => {
-          const res = await account.api.get(`/workflows/${created.body.data.id}/event_summaries`, { event_name: "$errors", expand: "event" });
+          const res = await account.api.get(`/workflows/${created.body.data.id}/event_summaries`, {
+            event_name: "$errors",
+            expand: "event",
+          });
           return res.body.data[0]?.event.error;
         },
         { what: "the run's error", timeoutMs: 30_000 },

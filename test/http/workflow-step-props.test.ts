@@ -205,7 +205,9 @@ for (const dialect of DIALECTS) {
       const wf = created.body.data;
       await request(wf.endpoint_url, "POST", "", { json: {} });
       const error = await waitFor(
-        async () => (await account.api.get(`/workflows/${wf.id}/event_summaries`, { event_name: "$errors", expand: "event" })).body.data[0]?.event.error,
+        async () =>
+          (await account.api.get(`/workflows/${wf.id}/event_summaries`, { event_name: "$errors", expand: "event" })).body.data[0]?.event
+            .error,
         { what: "the run's error", timeoutMs: 30_000 },
       );
       assert.equal(error.code, "OAuthRefreshError");

@@ -5,23 +5,15 @@
 // one entry, and the size cap evicts the least recently used entry but never a recent one.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { findExecutable } from "../../src/runtime/limits/open-files.js";
 import { createModuleStore } from "../../src/runtime/modules/module-store.js";
-import { createNpmCache, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
-import {
-  ALLOW_NONE_ARGS,
-  ALLOW_PROBE_ARGS,
-  NPM_DEFINITIONS_FILE,
-  definitionsHaveAllowSettings,
-  isRegistrySpec,
-  npmKnowsAllowSettings,
-} from "../../src/runtime/modules/npm-install-policy.js";
+import { createNpmCache, npmCommand, runNpm, type NpmExec } from "../../src/runtime/modules/npm-cache.js";
+import { ALLOW_NONE_ARGS, isRegistrySpec } from "../../src/runtime/modules/npm-install-policy.js";
 import { startNpmRegistry, tarGz, type NpmRegistry } from "../helpers/npm-registry.js";
 import { waitFor } from "../helpers/wait-for.js";
 
@@ -34,7 +26,7 @@ const hasGit = (() => {
   }
 })();
 
-/** npm as Node 20's npm 10 runs it: without the --allow-* settings. */
+/** npm as if the --allow-* settings were lost (an .npmrc, or npm 10): the staged install is the check left. */
 const withoutAllowSettings: NpmExec = (args) => runNpm(args.filter((arg) => !ALLOW_NONE_ARGS.includes(arg)));
 
 /** Every file and folder name under `dir`, as paths relative to it. */
@@ -116,19 +108,17 @@ describe("npm installs", () => {
     return { dir, npm: createNpmCache(dir, { registry: registry.url, ...options }) };
   };
 
-  it("finds npm's --allow-* settings as npm itself reports them", () => {
-    // The npm the service runs: the one beside this Node, else the one on the PATH (a Node
-    // from the npm registry's node-linux-* packages, as CI runs on, comes without npm).
-    const besideNode = join(dirname(process.execPath), "..", "lib", "node_modules", "npm");
-    const onPath = findExecutable("npm", process.env.PATH ?? "");
-    const npmRoot = existsSync(join(besideNode, "bin", "npm-cli.js")) ? besideNode : onPath && dirname(dirname(realpathSync(onPath)));
-    assert.ok(npmRoot, "npm is installed beside this Node or on the PATH");
-    const definitions = readFileSync(join(npmRoot, NPM_DEFINITIONS_FILE), "utf8");
-    assert.equal(
-      definitionsHaveAllowSettings(definitions),
-      npmKnowsAllowSettings(
-        execFileSync(process.execPath, [join(npmRoot, "bin", "npm-cli.js"), ...ALLOW_PROBE_ARGS], { encoding: "utf8" }),
-      ),
+  it("runs its own npm 11 dependency, which knows the --allow-* settings, not the npm that came with Node", () => {
+    const npm = npmCommand();
+    assert.equal(npm.file, process.execPath);
+    const cli = realpathSync(npm.prefix[0]!);
+    assert.equal(cli, realpathSync(join("node_modules", "npm", "bin", "npm-cli.js")), "the project's own npm");
+    const run = (...args: string[]) => execFileSync(npm.file, [...npm.prefix, ...args], { encoding: "utf8" }).trim();
+    assert.ok(Number(run("--version").split(".")[0]) >= 11, "npm 11 or newer");
+    const settings = run("config", "get", "allow-git", "allow-file", "allow-directory", "allow-remote", ...ALLOW_NONE_ARGS);
+    assert.deepEqual(
+      settings.split("\n").map((line) => line.trim()),
+      ["allow-git=none", "allow-file=none", "allow-directory=none", "allow-remote=none"],
     );
   });
 
@@ -209,6 +199,27 @@ describe("npm installs", () => {
     );
     await npm.install("daily-a", "1.0.0", "u_daily"); // cached: still fine
     await npm.install("daily-c", undefined, "u_other");
+  });
+
+  it("keeps npm's download cache per install and removes it, and clears what a stopped install left in staging", async () => {
+    registry.publish({ name: "tidy", version: "1.0.0", files: { "index.js": "" } });
+    const caches: string[] = [];
+    const recording: NpmExec = (args) => {
+      caches.push(...args.filter((arg) => arg.startsWith("--cache=")).map((arg) => arg.slice("--cache=".length)));
+      return runNpm(args);
+    };
+    const { dir, npm } = newCache({ exec: recording });
+    const staging = `${dir}-staging`;
+    mkdirSync(join(staging, "install-left-by-a-crash", "node_modules"), { recursive: true });
+    mkdirSync(join(staging, "install-running-elsewhere"), { recursive: true });
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    utimesSync(join(staging, "install-left-by-a-crash"), hourAgo, hourAgo);
+
+    await npm.install("tidy", "1.0.0", "u_tidy");
+    assert.equal(caches.length, 1);
+    assert.ok(caches[0]!.startsWith(staging + "/"), `npm's cache ${caches[0]} is in the staging folder`);
+    assert.equal(existsSync(caches[0]!), false, "and gone after the install");
+    assert.deepEqual(readdirSync(staging), ["install-running-elsewhere"], "a recent folder may be another process's install");
   });
 
   it("installs equivalent ranges into one entry keyed by the exact version", async () => {
