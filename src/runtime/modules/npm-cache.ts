@@ -9,23 +9,14 @@
 // processes run at once and per account is bounded (install-slots.ts), and the cache's size
 // (package-cache-lru.ts).
 import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { ServiceError, invalid } from "../../lib/errors.js";
 import { createInstallSlots, type InstallSlotsOptions } from "./install-slots.js";
-import {
-  ALLOW_NONE_ARGS,
-  ALLOW_PROBE_ARGS,
-  NPM_DEFINITIONS_FILE,
-  allowRefusal,
-  definitionsHaveAllowSettings,
-  folderBytes,
-  npmKnowsAllowSettings,
-  refusedSpecInLog,
-  stagedInstallProblem,
-} from "./npm-install-policy.js";
+import { ALLOW_NONE_ARGS, allowRefusal, folderBytes, refusedSpecInLog, stagedInstallProblem } from "./npm-install-policy.js";
 import { BYTES_FILE, createPackageCacheLru } from "./package-cache-lru.js";
 
 export interface NpmCache {
@@ -64,7 +55,7 @@ export interface NpmCacheOptions {
   /** How long an entry stays after its last use whatever the cap: longer than any run. */
   graceMs?: number;
   slots?: Partial<InstallSlotsOptions>;
-  /** Tests: runs npm (e.g. counting processes); the npm beside this Node by default. */
+  /** Tests: runs npm (e.g. counting processes); npmCommand() by default. */
   exec?: NpmExec;
   now?: () => number;
 }
@@ -75,27 +66,17 @@ export const DEFAULT_INSTALLS_PER_DAY = 100;
 /** A version as npm publishes it: 1.2.3, with an optional pre-release and build. */
 export const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
-const NPM_BESIDE_NODE = join(dirname(process.execPath), "..", "lib", "node_modules", "npm");
-
-/** The npm this service runs: the one beside this Node, else the one on the PATH. */
+/**
+ * The npm this service runs: its own dependency, run by this Node. Not the npm beside Node:
+ * Node 20 ships npm 10, which lacks the --allow-* settings and would fetch a dependency's
+ * loopback URL or copy a host path before the staged install could be checked.
+ */
 export function npmCommand(): { file: string; prefix: string[] } {
-  const cli = join(NPM_BESIDE_NODE, "bin", "npm-cli.js");
-  return existsSync(cli) ? { file: process.execPath, prefix: [cli] } : { file: "npm", prefix: [] };
+  const root = dirname(createRequire(import.meta.url).resolve("npm/package.json"));
+  return { file: process.execPath, prefix: [join(root, "bin", "npm-cli.js")] };
 }
 
-/** The npm settings that leave only registry packages, when this npm has them (npm 11 does, npm 10 not). */
-async function allowNoneArgs(): Promise<string[]> {
-  const definitions = await readFile(join(NPM_BESIDE_NODE, NPM_DEFINITIONS_FILE), "utf8").catch(() => undefined);
-  if (definitions !== undefined && npmCommand().file === process.execPath)
-    return definitionsHaveAllowSettings(definitions) ? ALLOW_NONE_ARGS : [];
-  const output = await new Promise<string>((resolve) => {
-    const npm = npmCommand();
-    execFile(npm.file, [...npm.prefix, ...ALLOW_PROBE_ARGS], { timeout: 30_000 }, (_error, stdout) => resolve(String(stdout)));
-  });
-  return npmKnowsAllowSettings(output) ? ALLOW_NONE_ARGS : [];
-}
-
-/** Runs the npm beside this Node (or on the PATH). */
+/** Runs npm (npmCommand). */
 export const runNpm: NpmExec = (args) => {
   const npm = npmCommand();
   return new Promise<void>((resolve, reject) => {
@@ -119,6 +100,23 @@ export function npmReason(stderr: string): string {
         ),
     );
   return lines.slice(0, 3).join("; ");
+}
+
+/**
+ * Removes what a process that stopped mid-install left in the staging folder (installs, npm's
+ * download caches, evicted entries): anything older than an install may take, so never the
+ * folder of an install running now in this or another process.
+ */
+async function sweepStaging(staging: string, now: number): Promise<void> {
+  const names = await readdir(staging).catch(() => [] as string[]);
+  for (const name of names) {
+    const path = join(staging, name);
+    const stale = await stat(path).then(
+      (info) => now - info.mtimeMs > 2 * INSTALL_TIMEOUT_MS,
+      () => false,
+    );
+    if (stale) await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 /** The cache entry (folder name) of name@version. */
@@ -148,9 +146,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     graceMs: options.graceMs ?? 15 * 60_000,
     now: options.now,
   });
-  // Whether this npm refuses non-registry packages itself (npm 11's --allow-*), found once.
-  let allowArgs: Promise<string[]> | undefined;
-  const probeAllowArgs = () => (allowArgs ??= allowNoneArgs());
+  let sweptStaging: Promise<void> | undefined;
 
   const refused = (spec: string, what: string) =>
     invalid(`npm package "${spec}" was refused: ${what}; only packages from the npm registry are installed`);
@@ -159,7 +155,12 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
   async function npmInstall(spec: string, extra: string[], account: string | undefined): Promise<string> {
     return slots.run(account, async () => {
       await mkdir(staging, { recursive: true });
+      // File times are the real clock's, whatever clock the cache is given.
+      await (sweptStaging ??= sweepStaging(staging, Date.now()));
       const temp = await mkdtemp(join(staging, "install-"));
+      // npm's own download cache, per install and removed with it: the shared one (~/.npm)
+      // would grow with every tenant's packages, counted and capped by nothing.
+      const npmCache = `${temp}-npm-cache`;
       try {
         await writeFile(join(temp, "package.json"), JSON.stringify({ private: true }));
         const args = [
@@ -171,7 +172,8 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
           "--no-audit",
           "--no-fund",
           "--no-package-lock",
-          ...(await probeAllowArgs()),
+          `--cache=${npmCache}`,
+          ...ALLOW_NONE_ARGS,
           ...extra,
         ];
         if (options.registry) args.push(`--registry=${options.registry}`);
@@ -195,6 +197,8 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
       } catch (error) {
         await rm(temp, { recursive: true, force: true }).catch(() => {});
         throw error;
+      } finally {
+        await rm(npmCache, { recursive: true, force: true }).catch(() => {});
       }
     });
   }

@@ -1,27 +1,15 @@
 // What npm may put into the package cache: packages from the registry and nothing else. A
 // package anyone can publish may declare dependencies as git+file:///…, file:/…/x.tgz,
 // file:/some/dir or http://127.0.0.1:…/x.tgz; npm would copy host files into the cache that
-// runners read, link host folders into it, or fetch loopback and private URLs. Where npm has
-// the --allow-* settings (npm 11) it refuses those itself; the staged install is ALWAYS also
-// checked here (npm 10 has no such settings, and a setting can be overridden or mis-parsed).
+// runners read, link host folders into it, or fetch loopback and private URLs. The npm Sluice
+// runs is its own dependency (npm 11, whatever npm came with Node), whose --allow-* settings
+// refuse those before anything is fetched; the staged install is ALWAYS also checked here, in
+// case a setting is overridden (an .npmrc) or npm reads a spec differently than documented.
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 
-/** npm's settings that leave only registry packages, passed when npm knows them. */
+/** npm's settings that leave only registry packages. */
 export const ALLOW_NONE_ARGS = ["--allow-git=none", "--allow-file=none", "--allow-directory=none", "--allow-remote=none"];
-const ALLOW_KEYS = ["allow-git", "allow-file", "allow-directory", "allow-remote"];
-
-/** Whether `npm config get allow-git allow-file …` printed each setting (npm answers "undefined" for a setting it lacks). */
-export function npmKnowsAllowSettings(configOutput: string): boolean {
-  const lines = configOutput.split("\n").map((line) => line.trim());
-  return ALLOW_KEYS.every((key) => lines.some((line) => line.startsWith(`${key}=`) && line !== `${key}=undefined`));
-}
-export const ALLOW_PROBE_ARGS = ["config", "get", ...ALLOW_KEYS];
-/** npm's settings file, relative to its folder: read instead of starting npm to ask (about 0.3 s). */
-export const NPM_DEFINITIONS_FILE = join("node_modules", "@npmcli", "config", "lib", "definitions", "definitions.js");
-/** Whether npm's settings file defines each --allow-* setting. */
-export const definitionsHaveAllowSettings = (source: string) =>
-  ALLOW_KEYS.every((key) => source.includes(`'${key}': new Definition(`) || source.includes(`"${key}": new Definition(`));
 
 const NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
 // Versions, ranges and tags use none of ":" "/" "\": every git, file, directory, URL and
