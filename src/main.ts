@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { ALL_ROLES, assertSafeConfig, type Config, type Role } from "./config.js";
 import type { LookupFunction } from "./egress/egress-target.js";
+import type { AddressSet } from "./egress/egress-guard.js";
 import type { Ctx } from "./domain/context.js";
 import { newInProcessState } from "./domain/in-process-state.js";
 import type { ListenerHandler } from "./domain/deliveries/listener-handlers.js";
@@ -73,6 +74,8 @@ export interface StartOptions {
   jobRetryBackoffMs?: (attempts: number) => number;
   /** How the domain resolves names for its egress checks (webhook URLs); the system's DNS when absent (tests pass a table). */
   lookup?: LookupFunction;
+  /** The host's own addresses for those checks; the real interfaces when absent (tests pass a list). */
+  hostAddresses?: AddressSet;
 }
 
 export async function startSluice(config: Config, options: StartOptions = {}): Promise<Sluice> {
@@ -88,7 +91,15 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
     await store.close();
     throw error;
   });
-  const ctx = createContext(store, { clock: options.clock ?? systemClock, logger, config, metrics, credentialKey, lookup: options.lookup });
+  const ctx = createContext(store, {
+    clock: options.clock ?? systemClock,
+    logger,
+    config,
+    metrics,
+    credentialKey,
+    lookup: options.lookup,
+    hostAddresses: options.hostAddresses,
+  });
   metrics.gaugeOnScrape("sluice_jobs", "Jobs in the queue, by state", "state", () => jobCountsByState(store.db, ctx.clock.now()));
   const queue = createJobQueue({
     store,
@@ -208,7 +219,7 @@ export async function startSluice(config: Config, options: StartOptions = {}): P
 /** The context of domain verbs on an open store; the CLI's commands use it too. */
 export function createContext(
   store: Store,
-  options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "lookup"> & { metrics?: Metrics },
+  options: Pick<Ctx, "clock" | "logger" | "config" | "credentialKey" | "lookup" | "hostAddresses"> & { metrics?: Metrics },
 ): Ctx {
   return {
     db: store.db,
@@ -224,6 +235,7 @@ export function createContext(
     eventLimits: createEventLimits(options.config, store.db),
     credentialKey: options.credentialKey,
     lookup: options.lookup,
+    hostAddresses: options.hostAddresses,
   };
 }
 

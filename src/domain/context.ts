@@ -12,6 +12,7 @@ import type { InProcessState } from "./in-process-state.js";
 import type { AuthCache } from "./users/auth-cache.js";
 import type { EventLimits } from "./events/event-limits.js";
 import type { LookupFunction } from "../egress/egress-target.js";
+import type { AddressSet } from "../egress/egress-guard.js";
 
 /** No globals: what the domain remembers between calls is the context's (InProcessState). */
 export interface Ctx extends InProcessState {
@@ -34,6 +35,8 @@ export interface Ctx extends InProcessState {
   credentialKey?: Buffer;
   /** How names are resolved for the egress checks verbs make (a webhook's URL); the system's DNS when absent, a table in tests. */
   lookup?: LookupFunction;
+  /** The host's own addresses, refused by those checks; the real interfaces when absent, a list in tests. */
+  hostAddresses?: AddressSet;
 }
 
 /** Work that must happen whenever an account is made (e.g. its global error workflow). */

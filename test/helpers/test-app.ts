@@ -58,6 +58,7 @@ export async function startTestApp(
     logger?: StartOptions["logger"];
     jobRetryBackoffMs?: StartOptions["jobRetryBackoffMs"];
     lookup?: LookupFunction;
+    hostAddresses?: StartOptions["hostAddresses"];
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
@@ -80,6 +81,7 @@ export async function startTestApp(
     logger: options.logger ?? pino({ level: config.logLevel }),
     jobRetryBackoffMs: options.jobRetryBackoffMs,
     lookup: options.lookup ?? TEST_DNS,
+    hostAddresses: options.hostAddresses,
   });
   const origin = sluice.url ?? "";
   const baseUrl = `${origin}/v1`;

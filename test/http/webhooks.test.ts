@@ -5,6 +5,7 @@ import type { ApiClient } from "../helpers/http-client.js";
 import { FakeClock } from "../../src/lib/clock.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { fakeLookup, PUBLIC_ADDRESS, type DnsTable } from "../helpers/fake-dns.js";
+import { createHostAddresses } from "../../src/egress/host-addresses.js";
 
 const ACCEPTED_URLS = [
   "http://example.test",
@@ -28,8 +29,12 @@ const PRIVATE_URLS = [
   "http://mixed.test/",
 ];
 
+/** This host's own addresses as the test gives them: public addresses (a public IP on an interface), refused all the same. */
+const HOST_ADDRESSES = ["198.51.99.7", "2001:4860:ffff::7"];
+
 const DNS: DnsTable = {
   addresses: {
+    "self.test": [{ address: HOST_ADDRESSES[0]!, family: 4 }],
     localhost: [{ address: "127.0.0.1", family: 4 }],
     "public.test": [{ address: PUBLIC_ADDRESS, family: 4 }],
     "internal.test": [{ address: "192.168.1.20", family: 4 }],
@@ -68,11 +73,15 @@ for (const dialect of DIALECTS) {
     // The clock moves only when a test moves it, so creation order is list order exactly
     // (real time could give two webhooks the same millisecond).
     const clock = new FakeClock(Date.now());
+    const hostAddresses = createHostAddresses({ read: () => HOST_ADDRESSES });
     before(async () => {
-      app = await startTestApp(dialect, { allowPrivateEgress: false }, { clock, roles: ["api"], lookup: fakeLookup(DNS) });
+      app = await startTestApp(dialect, { allowPrivateEgress: false }, { clock, roles: ["api"], lookup: fakeLookup(DNS), hostAddresses });
       alice = await app.newAccount();
     });
-    after(async () => app.close());
+    after(async () => {
+      hostAddresses.close();
+      await app.close();
+    });
 
     it("creates a webhook from the query string, with a whsec_ secret and Unix-second timestamps", async () => {
       clock.advance(1500);
@@ -119,6 +128,18 @@ for (const dialect of DIALECTS) {
       const missing = await alice.api.post("/webhooks");
       assert.equal(missing.status, 400);
       assert.match(missing.body.error, /url/);
+    });
+
+    it("refuses the host's own interface addresses, by address and by a name that resolves to one, on create and on update", async () => {
+      const kept = (await createWebhook(alice.api, { url: "https://public.test/kept-too" })).body.data;
+      for (const url of ["http://198.51.99.7:8080/", "http://[2001:4860:ffff::7]/", "https://self.test/hook"]) {
+        const created = await createWebhook(alice.api, { url });
+        assert.equal(created.status, 400, `${url}: ${created.text}`);
+        assert.match(created.body.error, /SLUICE_ALLOW_PRIVATE_EGRESS/, url);
+        assert.equal((await alice.api.put(`/webhooks/${kept.id}`, { url })).status, 400, url);
+      }
+      // The same addresses one apart are public: only the host's own are refused.
+      assert.equal((await createWebhook(alice.api, { url: "http://198.51.99.8/" })).status, 200);
     });
 
     it("refuses a URL whose host is or resolves to a private or loopback address with a 400 naming SLUICE_ALLOW_PRIVATE_EGRESS, on create and on update", async () => {

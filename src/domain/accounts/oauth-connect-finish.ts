@@ -60,7 +60,7 @@ export async function finishOAuthConnect({ ctx, input }: { ctx: Ctx; input: OAut
         clientId: app.clientId,
         clientSecret: app.clientSecret,
       },
-      { allowPrivate: ctx.config.allowPrivateEgress },
+      { allowPrivate: ctx.config.allowPrivateEgress, hostAddresses: ctx.hostAddresses },
     );
   } catch (error) {
     const reason = error instanceof OAuthRefreshError ? error.message : "the code exchange failed unexpectedly";

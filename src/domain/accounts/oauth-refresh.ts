@@ -127,7 +127,7 @@ async function refreshHoldingLease(ctx: Ctx, accountId: string): Promise<Credent
   if (!request || !isDueForRefresh(credentials, ctx.clock.now())) return credentials;
   let next: Credentials;
   try {
-    const grant = await requestTokenRefresh(request, { allowPrivate: ctx.config.allowPrivateEgress });
+    const grant = await requestTokenRefresh(request, { allowPrivate: ctx.config.allowPrivateEgress, hostAddresses: ctx.hostAddresses });
     next = { ...credentials, oauth_access_token: grant.accessToken };
     if (grant.expiresIn !== undefined) next.oauth_expires_at = Math.floor(ctx.clock.now() / 1000 + grant.expiresIn);
     else delete next.oauth_expires_at; // unknown now: the old value would make every run refresh again

@@ -14,7 +14,11 @@ export async function assertWebhookTargetAllowed(ctx: Ctx, url: string): Promise
   if (ctx.config.allowPrivateEgress) return;
   const host = new URL(url).hostname;
   try {
-    await resolveTarget(host, { allowPrivate: false, lookup: ctx.lookup ?? systemLookup, hostAddresses: systemHostAddresses() });
+    await resolveTarget(host, {
+      allowPrivate: false,
+      lookup: ctx.lookup ?? systemLookup,
+      hostAddresses: ctx.hostAddresses ?? systemHostAddresses(),
+    });
   } catch (error) {
     if (!(error instanceof EgressRefusedError)) {
       // A name that does not resolve (yet) is not refused: DNS may change before the first

@@ -13,12 +13,15 @@ const TIMEOUT_MS = 15_000;
 
 export type HttpSender = (requests: HttpSendRequest[], where: { workflowId: string; runId: string }) => Promise<void>;
 
-export function httpSender(ctx: Pick<Ctx, "config" | "logger">): HttpSender {
+export function httpSender(ctx: Pick<Ctx, "config" | "logger" | "hostAddresses">): HttpSender {
   let agent: Agent | undefined;
   return async (requests, where) => {
     if (requests.length === 0) return;
     agent ??= new Agent({
-      connect: { lookup: guardedLookup(ctx.config.allowPrivateEgress, systemHostAddresses()) as never, timeout: TIMEOUT_MS },
+      connect: {
+        lookup: guardedLookup(ctx.config.allowPrivateEgress, ctx.hostAddresses ?? systemHostAddresses()) as never,
+        timeout: TIMEOUT_MS,
+      },
       headersTimeout: TIMEOUT_MS,
       bodyTimeout: TIMEOUT_MS,
     });
