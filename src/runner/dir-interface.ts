@@ -83,7 +83,8 @@ export class DirFiles {
     const old = this.files.get(path);
     const count = this.files.size + (old ? 0 : 1);
     if (count > this.caps.maxFiles) return filesOverCap(count, this.caps);
-    const bytes = countedBytes(count, this.contentBytes - (old?.length ?? 0) + data.length);
+    const folders = this.folders.size + foldersOf(path).filter((folder) => !this.folders.has(folder)).length;
+    const bytes = countedBytes(count + folders, this.contentBytes - (old?.length ?? 0) + data.length);
     if (bytes > this.caps.maxBytes) return bytesOverCap(bytes, this.caps);
     return undefined;
   }

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../src/config.js";
+import { DirFiles } from "../../src/runner/dir-interface.js";
 import { checkFileChanges } from "../../src/domain/sources/source-file-changes.js";
 import { readSourceFiles, removeSourceFiles, sourceFilesDir, stageSourceFiles } from "../../src/domain/sources/source-files.js";
 
@@ -43,11 +44,30 @@ describe("checking a source's file changes", () => {
     );
     assert.match(
       checkFileChanges({}, { written: { a: b64("12345678901") }, deleted: [] }, { maxFiles: 3, maxBytes: 4096 + 10 }) as string,
-      /4107 bytes \(4096 counted per file\)/,
+      /4107 bytes \(4096 counted per file and per folder\)/,
     );
     const over = { a: b64(""), b: b64(""), c: b64(""), d: b64(""), e: b64("") };
     assert.equal(typeof checkFileChanges(over, { written: {}, deleted: ["a"] }, caps), "object");
     assert.equal(typeof checkFileChanges(over, { written: { f: b64("") }, deleted: [] }, caps), "string");
+  });
+});
+
+describe("folders count against the bytes", () => {
+  // One file 4 levels deep is 1 file and 3 folders: 4 entries of 4 KB.
+  const caps = { maxFiles: 10, maxBytes: 4 * 4096 };
+  it("in the service: a deep path costs a 4 KB entry per folder", () => {
+    assert.equal(typeof checkFileChanges({}, { written: { "a/b/c/d": b64("") }, deleted: [] }, caps), "object");
+    assert.match(
+      checkFileChanges({}, { written: { "a/b/c/d/e": b64("") }, deleted: [] }, caps) as string,
+      /20480 bytes \(4096 counted per file and per folder\)/,
+    );
+    // Folders shared by files are counted once.
+    assert.equal(typeof checkFileChanges({}, { written: { "a/x": b64(""), "a/y": b64(""), z: b64("") }, deleted: [] }, caps), "object");
+  });
+  it("in the runner: a write whose new folders pass the bytes fails there", () => {
+    const dir = new DirFiles({}, caps);
+    dir.set("a/b/c/d", Buffer.alloc(0));
+    assert.throws(() => dir.set("a/b/e/f", Buffer.alloc(0)), /24576 bytes \(4096 counted per file and per folder\)/);
   });
 });
 

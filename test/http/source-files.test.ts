@@ -1,6 +1,6 @@
 // `dir` props: files a source keeps between executions (Pipedream's file-store API), stored per
 // source under the data directory, refused outside the folder and over the caps (1,000 files,
-// paths of 255 bytes and 16 levels, 4 KB counted per file against the bytes), checked by the
+// paths of 255 bytes and 16 levels, 4 KB counted per file and per folder against the bytes), checked by the
 // runner at each write and by the service on the whole change set, which it keeps whole or
 // not at all; a refusal is an $errors entry of the run, never a failed request or a retried job.
 import assert from "node:assert/strict";
@@ -114,7 +114,7 @@ for (const dialect of DIALECTS) {
     it("counts 4 KB per file against the bytes: 1,000 files of 100 bytes are over 4 MB", async () => {
       const runner = await ask({ files: names(1000), text: "x".repeat(100) });
       assert.equal(runner.body.error?.name, "SourceFilesError");
-      assert.match(runner.body.error.message, /4196000 bytes \(4096 counted per file\), over the limit of 4194304 bytes/);
+      assert.match(runner.body.error.message, /4196000 bytes \(4096 counted per file and per folder\), over the limit of 4194304 bytes/);
       assert.equal(runner.body.listing.length, 999);
 
       const other = await createSource(account.api, { component_code: fixtureCode("dir-files.mjs") });

@@ -8,6 +8,7 @@ import {
   dirPathProblem,
   fileFolderClash,
   filesOverCap,
+  folderCount,
   foldersOf,
   type DirCaps,
 } from "../../runner/protocol/dir-rules.js";
@@ -42,22 +43,6 @@ export function checkFileChanges(before: Record<string, string>, changes: DirCha
     sizes.set(safe, bytes.length);
     plan.written.push([safe, bytes]);
   }
-  // Files kept from before only need checking when their number or bytes grow: a source over
-  // a cap lowered since (or from before the cap) can still delete its way under it.
-  const beforeCount = Object.keys(before).length;
-  if (sizes.size > caps.maxFiles && sizes.size > beforeCount) return filesOverCap(sizes.size, caps);
-  let content = 0;
-  for (const size of sizes.values()) content += size;
-  const bytes = countedBytes(sizes.size, content);
-  if (
-    bytes > caps.maxBytes &&
-    bytes >
-      countedBytes(
-        beforeCount,
-        Object.values(before).reduce((sum, data) => sum + Buffer.byteLength(data, "base64"), 0),
-      )
-  )
-    return bytesOverCap(bytes, caps);
   for (const [path] of plan.written) {
     const file = foldersOf(path).find((folder) => sizes.has(folder));
     if (file) return fileFolderClash(file, path);
@@ -68,6 +53,22 @@ export function checkFileChanges(before: Record<string, string>, changes: DirCha
     const folder = foldersOf(path).find((f) => written.has(f));
     if (folder) return fileFolderClash(folder, path);
   }
+  // Files kept from before only need checking when their number or bytes grow: a source over
+  // a cap lowered since (or from before the cap) can still delete its way under it.
+  const beforeCount = Object.keys(before).length;
+  if (sizes.size > caps.maxFiles && sizes.size > beforeCount) return filesOverCap(sizes.size, caps);
+  let content = 0;
+  for (const size of sizes.values()) content += size;
+  const bytes = countedBytes(sizes.size + folderCount(sizes.keys()), content);
+  if (
+    bytes > caps.maxBytes &&
+    bytes >
+      countedBytes(
+        beforeCount + folderCount(Object.keys(before)),
+        Object.values(before).reduce((sum, data) => sum + Buffer.byteLength(data, "base64"), 0),
+      )
+  )
+    return bytesOverCap(bytes, caps);
   return plan;
 }
 
