@@ -15,6 +15,8 @@ export interface TestPackage {
   dependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   main?: string;
+  /** Where the packument says the tarball is (a registry may name any URL); this registry by default. */
+  tarballUrl?: string;
 }
 
 export interface NpmRegistry {
@@ -82,7 +84,7 @@ export async function startNpmRegistry(options: NpmRegistryOptions = {}): Promis
         ...packageJson,
         ...(pkg.scripts && Object.keys(pkg.scripts).some((name) => /install/.test(name)) ? { hasInstallScript: true } : {}),
         dist: {
-          tarball: `${base}${pkg.name}/-/${file}`,
+          tarball: pkg.tarballUrl ?? `${base}${pkg.name}/-/${file}`,
           shasum: createHash("sha1").update(tarball).digest("hex"),
           integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
         },

@@ -57,6 +57,24 @@ for (const dialect of DIALECTS) {
       rmSync(host, { recursive: true, force: true });
     });
 
+    it("npm reaches no host but the configured registry: a packument naming a tarball elsewhere is refused, never fetched", async () => {
+      const port = (tarballServer.address() as AddressInfo).port;
+      // The registry is 127.0.0.1; to npm "localhost" is another host, as any other would be.
+      registry.publish({
+        name: "elsewhere",
+        version: "1.0.0",
+        files: { "index.js": "" },
+        tarballUrl: `http://localhost:${port}/elsewhere.tgz`,
+      });
+      const before = tarballRequests;
+      const account = await app.newAccount();
+      const code = `import e from "elsewhere";\nexport default { key: "elsewhere", version: "0.0.1", props: {}, async run() { this.$emit({ e }); } };\n`;
+      const res = await account.api.post("/sources", { component_code: code });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.body.error, /npm package "elsewhere@latest" was refused: .*EALLOWREMOTE/);
+      assert.equal(tarballRequests, before, "the tarball URL was never fetched");
+    });
+
     it("answers 400 naming the refused spec for each kind, and caches nothing", async () => {
       const account = await app.newAccount();
       for (const [kind, spec] of Object.entries(specs)) {
