@@ -235,6 +235,30 @@ describe("npm installs", () => {
     );
   });
 
+  it("equivalent ranges asked for at once by many accounts end in one entry, with at most 3 npm processes", async () => {
+    registry.publish({ name: "crowded", version: "2.0.1", files: { "index.js": "" } });
+    registry.publish({ name: "crowded", version: "2.0.4", files: { "index.js": "" } });
+    let running = 0;
+    let maxRunning = 0;
+    const counting: NpmExec = async (args) => {
+      maxRunning = Math.max(maxRunning, ++running);
+      try {
+        await runNpm(args);
+      } finally {
+        running--;
+      }
+    };
+    const { dir, npm } = newCache({ exec: counting });
+    const ranges = ["^2.0.0", "~2.0.1", "2.x", "2", ">=2.0.0 <3", "^2.0.4", "2.0.x", "*", "latest", ">=2"];
+    const dirs = await Promise.all(ranges.map((range, i) => npm.install("crowded", range, `u_crowd${i}`)));
+    assert.deepEqual(new Set(dirs), new Set([join(dir, "crowded@2.0.4", "node_modules", "crowded")]));
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => !name.startsWith(".")),
+      ["crowded@2.0.4"],
+    );
+    assert.ok(maxRunning <= 3, `${maxRunning} npm processes ran at once`);
+  });
+
   it("evicts the least recently used entry past the cap, and never one used recently", async () => {
     const big = "x".repeat(10_000);
     for (const name of ["lru-a", "lru-b", "lru-c", "lru-d"]) registry.publish({ name, version: "1.0.0", files: { "big.txt": big } });
