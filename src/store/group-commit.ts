@@ -3,11 +3,13 @@
 // path). A unit's promise settles only after the transaction holding it committed, so nothing
 // is acknowledged before it is durable. A group starts at the end of the current round of
 // I/O (setImmediate), so the wait it adds is one event-loop turn. If a grouped transaction fails, every unit of it is retried in its
-// own transaction, so one failing unit cannot fail the others. The units of a transaction
+// own transaction, so one failing unit cannot fail the others; a unit's own transaction is run
+// again after a deadlock with another process (transient-conflict.ts). The units of a transaction
 // share a scope (transaction-scope.ts) that merges their repeated reads and writes.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.js";
 import { inScopedTransaction } from "./transaction-scope.js";
+import { retryTransientConflicts } from "./transient-conflict.js";
 
 type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 
@@ -56,7 +58,7 @@ async function writeGroups(db: Kysely<Database>, c: Committer): Promise<void> {
 
 async function alone(db: Kysely<Database>, unit: Unit): Promise<void> {
   try {
-    unit.resolve(await inScopedTransaction(db, (tx) => unit.work(tx)));
+    unit.resolve(await retryTransientConflicts(() => inScopedTransaction(db, (tx) => unit.work(tx))));
   } catch (error) {
     unit.reject(error);
   }

@@ -4,6 +4,7 @@
 import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import { inGroupTransaction } from "../../store/group-commit.js";
+import { isTransientConflict } from "../../store/transient-conflict.js";
 import type { Database } from "../../store/schema.js";
 import { appendEvents, retryOnEventIdClash, type NewEvent } from "../events/append-events.js";
 import type { StoredEvent } from "../events/stored-event.js";
@@ -129,6 +130,9 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ),
     ).catch(async (error: unknown) => {
       await runFiles.staged?.discard();
+      // A conflict with another process that outlasted the retries: the job runs again later
+      // rather than drop what the code emitted.
+      if (isTransientConflict(error)) throw error;
       const message = `the results of this execution could not be stored (${(error as Error)?.message ?? String(error)}); its ${deduped.emits.length} events and ${result.logs.length} log lines were not kept`;
       ctx.logger.error({ err: error, sourceId: source.id }, "an execution's results could not be stored");
       // When even this fails (the database is unreachable), the original error goes up.
