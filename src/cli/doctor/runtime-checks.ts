@@ -1,6 +1,6 @@
 // Node.js and npm. Sluice runs on Node 20, 22 and 24; the npm it runs for user code's packages
-// must be 11 or newer, whose --allow-* settings refuse anything but registry packages (npm 10
-// lacks them, and installs then lean on the after-the-fact check alone).
+// is its own dependency (npm 11, whose --allow-* settings refuse anything but registry
+// packages), not the npm that came with Node: a missing or older one means an incomplete install.
 import { ok, fail, type CheckResult } from "./check.js";
 
 export const MIN_NODE_MAJOR = 20;
@@ -20,15 +20,11 @@ export function nodeCheck(version: string): CheckResult {
 /** `version` is what `npm --version` printed, or undefined when npm could not be run. */
 export function npmCheck(version: string | undefined): CheckResult {
   if (version === undefined)
-    return fail(
-      "npm",
-      "npm could not be run",
-      `install npm ${MIN_NPM_MAJOR} beside Node.js (it comes with Node.js 24), or: npm install -g npm@${MIN_NPM_MAJOR}`,
-    );
+    return fail("npm", "npm could not be run", "run `npm install` in Sluice's folder (npm is one of its dependencies)");
   if (majorOf(version) >= MIN_NPM_MAJOR) return ok("npm", `npm ${version}`);
   return fail(
     "npm",
     `npm ${version}: installs of user code's packages need npm ${MIN_NPM_MAJOR}'s --allow-* settings`,
-    `npm install -g npm@${MIN_NPM_MAJOR}`,
+    "run `npm install` in Sluice's folder (npm is one of its dependencies)",
   );
 }
