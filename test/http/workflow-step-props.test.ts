@@ -232,6 +232,60 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it("evaluates {{ }} expressions in prop values against the steps before, as Pipedream does; a failing one names the prop", async () => {
+      const TYPED = `export default {
+  props: { greeting: { type: "string" }, count: { type: "integer" }, payload: { type: "object" }, tags: { type: "string[]" } },
+  async run({ $ }) {
+    $.send.emit({ greeting: this.greeting, count: this.count, payload: this.payload, tags: this.tags });
+  },
+};`;
+      const created = await account.api.post("/workflows", {
+        steps: [
+          {
+            name: "first",
+            code: `export default { async run({ steps }) { return { user: { id: 7 }, echoed: steps.trigger.event.body.name }; } };`,
+          },
+          {
+            name: "report",
+            code: TYPED,
+            props: {
+              greeting: "Hello {{steps.trigger.event.body.name}}, you are {{ steps.first.$return_value.user }}!",
+              count: "{{ steps.trigger.event.body.n + 1 }}",
+              payload: "{{steps.first.$return_value}}",
+              tags: ["{{steps.first.$return_value.echoed.toUpperCase()}}", "plain"],
+            },
+          },
+        ],
+      });
+      assert.equal(created.status, 200, created.text);
+      assert.equal(created.body.data.steps[1].props.count, "{{ steps.trigger.event.body.n + 1 }}", "stored as written");
+      const res = await request(created.body.data.endpoint_url, "POST", "", { json: { name: "Ada", n: 41 } });
+      assert.equal(res.status, 200, res.text);
+      const event = await waitFor(
+        async () => (await account.api.get(`/workflows/${created.body.data.id}/event_summaries`)).body.data[0]?.event,
+        { what: "the report", timeoutMs: 30_000 },
+      );
+      assert.deepEqual(event, {
+        greeting: 'Hello Ada, you are {"id":7}!',
+        count: 42,
+        payload: { user: { id: 7 }, echoed: "Ada" },
+        tags: ["ADA", "plain"],
+      });
+
+      const broken = await account.api.post("/workflows", {
+        steps: [{ name: "report", code: TYPED, props: { greeting: "{{steps.nope.value}}", count: 1, payload: {}, tags: [] } }],
+      });
+      assert.equal(broken.status, 200, broken.text);
+      await request(broken.body.data.endpoint_url, "POST", "", { json: {} });
+      const error = await waitFor(
+        async () =>
+          (await account.api.get(`/workflows/${broken.body.data.id}/event_summaries`, { event_name: "$errors", expand: "event" })).body
+            .data[0]?.event.error,
+        { what: "the run's error", timeoutMs: 30_000 },
+      );
+      assert.match(error.stack, /props\.greeting: the expression \{\{steps\.nope\.value\}\} failed: TypeError/);
+    });
+
     it("refuses bad prop values with a 400 that names the step and the prop", async () => {
       const stranger = await app.newAccount();
       const theirs = await stranger.api.post("/accounts", { app: "demo", credentials: { api_key: "theirs" } });

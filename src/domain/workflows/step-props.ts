@@ -8,6 +8,7 @@ import { invalid, ServiceError } from "../../lib/errors.js";
 import type { ComponentMetadata, ConfigurableProp } from "../../runtime/code-runner.js";
 import { storeAppProps } from "../accounts/app-props.js";
 import { checkDataStoreProps } from "../data-stores/data-store-props.js";
+import { holdsExpression } from "../../runner/protocol/prop-expressions.js";
 
 /** Props that take no value in a step (display-only, or interfaces that only sources have). */
 const VALUELESS = new Set(["alert", "dir", "$.service.db", "$.interface.http", "$.interface.timer", "$.interface.apphook"]);
@@ -31,6 +32,8 @@ export async function storeStepProps(
       if (!prop.optional && prop.default === undefined) throw invalid(`${where}.${prop.name} is required`);
       continue;
     }
+    // `{{ … }}` is evaluated in the runner when the step runs: its type is known only then.
+    if (prop.type !== DATA_STORE && holdsExpression(value)) continue;
     const problem = prop.type === DATA_STORE ? dataStoreProblem(value) : valueProblem(prop, value);
     if (problem) throw invalid(`${where}.${prop.name} ${problem}`);
   }

@@ -10,5 +10,6 @@ export async function callStep<S extends StepRef>(
 ): Promise<unknown> {
   const definition = stepDefinition(await host.load(step)) as { run?: (arg: unknown) => unknown } | undefined;
   if (typeof definition?.run !== "function") throw new TypeError(`step "${step.name}" has no run({ steps, $ }) method`);
-  return definition.run.call(stepThis(definition, step.props, host.callService, step.extraProps), arg);
+  const self = stepThis(definition, step.props, host.callService, step.extraProps, { steps: arg.steps });
+  return definition.run.call(self, arg);
 }

@@ -2,10 +2,12 @@
 // declares props: each prop's configured value by name (its default when none was given),
 // app props as the app object with `$auth` and the app's methods bound to it, and the step's
 // own methods. What is not a prop or a method still reads from the step's definition, so a
-// step without props sees `this` as before.
+// step without props sees `this` as before. Plain values' `{{ … }}` expressions are evaluated
+// against `scope` (the run's steps so far); without a scope (a check at save) they stay text.
 import { appInstance } from "../component-this.js";
 import { dataStoreProp, type CallService } from "../data-store-prop.js";
 import { propSpec } from "../props.js";
+import { evaluatePropValue, type ExpressionScope } from "./prop-expressions.js";
 
 /** Props with nothing to configure in a step: display-only ones. */
 const VALUELESS = new Set(["alert"]);
@@ -15,6 +17,7 @@ export function stepThis(
   configured: Record<string, unknown> = {},
   callService: CallService = noService,
   extraProps: Array<{ name: string }> = [],
+  scope?: ExpressionScope,
 ): Record<string, any> {
   const self: Record<string, any> = Object.create(definition);
   const declared = definition.props && typeof definition.props === "object" ? (definition.props as Record<string, unknown>) : {};
@@ -27,7 +30,8 @@ export function stepThis(
     const value = configured[name];
     if (spec.type === "app") self[name] = appInstance(raw as Record<string, any>, value);
     else if (spec.type === "data_store") self[name] = dataStoreProp(value, callService);
-    else self[name] = value !== undefined ? value : spec.default;
+    else if (value === undefined) self[name] = spec.default;
+    else self[name] = scope ? evaluatePropValue(value, scope, name) : value;
   }
   for (const [name, method] of Object.entries((definition.methods ?? {}) as Record<string, unknown>)) {
     if (typeof method === "function") self[name] = method.bind(self);
