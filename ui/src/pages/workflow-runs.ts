@@ -1,6 +1,6 @@
 // A workflow's runs: the list (GET /v1/workflows/{id}/runs: status, $summary, duration) and one
 // run with every step's result (GET /v1/workflows/{id}/runs/{run_id}). A paused run shows
-// Resume (with optional resume data) and Cancel, which call its single-use resume/cancel URLs.
+// Resume (with optional resume data) and Cancel, through the owner's runs API.
 import { api, enc } from "../api.js";
 import { errorBox, h, jsonView, mount, time } from "../dom.js";
 import { go } from "../router.js";
@@ -17,9 +17,7 @@ export interface RunSummary {
 }
 
 interface Run extends RunSummary {
-  steps: (StepResult & { resume_url?: string; cancel_url?: string })[];
-  resume_url?: string;
-  cancel_url?: string;
+  steps: StepResult[];
 }
 
 const when = (t: number | string | null | undefined) => (t === null || t === undefined ? "—" : typeof t === "number" ? time(t) : t);
@@ -105,39 +103,14 @@ export async function runPage(workflowId: string, runId: string): Promise<HTMLEl
   );
 }
 
-/** The suspended step's URLs: on the run, on the paused step, or in what the step returned or exported. */
-function flowUrls(run: Run): { resume_url?: string; cancel_url?: string } {
-  const candidates: unknown[] = [run];
-  for (const step of run.steps ?? []) {
-    if (step.status !== "paused") continue;
-    candidates.push(step, step.return_value, ...Object.values(step.exports ?? {}));
-  }
-  for (const found of candidates) {
-    if (found && typeof found === "object" && typeof (found as { resume_url?: unknown }).resume_url === "string") {
-      return found as { resume_url?: string; cancel_url?: string };
-    }
-  }
-  return {};
-}
-
 function pausedControls(workflowId: string, run: Run): HTMLElement {
-  const urls = flowUrls(run);
   const data = h("textarea", { id: "resume-data", rows: 3, placeholder: '{"approved": true}', spellcheck: false });
   const status = h("div", { "aria-live": "polite" });
-  // The run's own single-use URLs when it shows them; otherwise the authenticated API asks the same.
+  // The owner's API, not the run's single-use links: those may be on another origin (the
+  // public URL) and are the workflow's to hand out, not the dashboard's to spend.
   const call = async (action: "resume" | "cancel", body?: unknown) => {
     try {
-      const url = action === "resume" ? urls.resume_url : urls.cancel_url;
-      if (url) {
-        const res = await fetch(url, {
-          method: "POST",
-          headers: body === undefined ? {} : { "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        if (!res.ok) throw new Error(`${res.status} ${(await res.text()).slice(0, 200)}`);
-      } else {
-        await api("POST", `/workflows/${enc(workflowId)}/runs/${enc(run.id)}/${action}`, body === undefined ? {} : { data: body });
-      }
+      await api("POST", `/workflows/${enc(workflowId)}/runs/${enc(run.id)}/${action}`, body === undefined ? {} : { data: body });
       go(`/workflows/${workflowId}/runs/${run.id}`, true);
     } catch (error) {
       mount(status, errorBox(error));
