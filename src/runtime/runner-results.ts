@@ -61,6 +61,7 @@ const StepProblems = Type.Array(Type.Object({ stepId: Type.String(), stepName: T
 const StepsCheck = Type.Object({
   problems: StepProblems,
   props: Type.Record(Type.String(), Type.Array(Type.Object({ name: Type.String(), type: Type.String() }))),
+  dynamic: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
 });
 
 const FlowRequest = Type.Union([

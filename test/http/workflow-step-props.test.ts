@@ -343,6 +343,32 @@ for (const dialect of DIALECTS) {
       assert.equal((await runOnce(plain.body.data)).act.$return_value, "plain");
     });
 
+    it("a code step that configures itself (additionalProps) gets its added props checked at save and on this", async () => {
+      const code = `export default defineComponent({
+  props: { mode: { type: "string", options: ["plain", "fancy"], reloadProps: true } },
+  async additionalProps() {
+    return this.mode === "fancy" ? { flourish: { type: "string", label: "Flourish" }, times: { type: "integer", default: 3 } } : {};
+  },
+  async run() { return this.mode === "fancy" ? this.flourish.repeat(this.times) : "plain"; },
+});`;
+      const missing = await account.api.post("/workflows", { steps: [{ name: "act", code, props: { mode: "fancy" } }] });
+      assert.equal(missing.status, 400, missing.text);
+      assert.match(missing.body.error, /step "act": props\.flourish is required/);
+      const wrong = await account.api.post("/workflows", {
+        steps: [{ name: "act", code, props: { mode: "fancy", flourish: "*", times: "x" } }],
+      });
+      assert.equal(wrong.status, 400, wrong.text);
+      assert.match(wrong.body.error, /step "act": props\.times must be an integer/);
+      const created = await account.api.post("/workflows", {
+        steps: [
+          { name: "act", code, props: { mode: "fancy", flourish: "-" } },
+          { name: "report", code: REPORT },
+        ],
+      });
+      assert.equal(created.status, 200, created.text);
+      assert.equal((await runOnce(created.body.data)).act.$return_value, "---");
+    });
+
     it("runs an action the account saved ({component_id}); a source or another account's component is refused", async () => {
       const saved = await account.api.post("/components", { component_code: ACTION });
       assert.equal(saved.status, 200, saved.text);

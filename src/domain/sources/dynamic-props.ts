@@ -40,7 +40,7 @@ export interface PreviousProps {
 export async function dynamicPropsFor(
   deps: { ctx: Ctx; runner: Pick<CodeRunner, "reloadProps"> },
   actor: Actor,
-  component: SavedComponent,
+  component: Pick<SavedComponent, "id" | "code" | "componentUrl" | "files" | "package" | "metadata">,
   configured: Record<string, unknown>,
   previous?: PreviousProps,
 ): Promise<string | null> {

@@ -74,13 +74,18 @@ function stepProps(props: unknown, where: string): Record<string, unknown> {
 }
 
 /** Syntax and shape of every code step, evaluated in the runner; the first problem is a 400. The props each declares. */
-export async function assertStepsRunnable(runner: WorkflowRunner, userId: string, steps: WorkflowStepCode[]): Promise<StepsCheck["props"]> {
+/** Every code step loads and has run(); answers the props each declares and which have additionalProps(). */
+export async function assertStepsRunnable(
+  runner: WorkflowRunner,
+  userId: string,
+  steps: WorkflowStepCode[],
+): Promise<Pick<StepsCheck, "props" | "dynamic">> {
   const code = steps.flatMap((step) => (step.code !== undefined ? [{ id: step.id, name: step.name, code: step.code }] : []));
-  if (code.length === 0) return {};
-  const { problems, props } = await runner.checkWorkflowSteps({ userId, steps: code });
+  if (code.length === 0) return { props: {} };
+  const { problems, props, dynamic } = await runner.checkWorkflowSteps({ userId, steps: code });
   const first = problems[0];
   if (first) throw invalid(`step "${first.stepName}": ${first.message}`);
-  return props;
+  return { props, dynamic };
 }
 
 /**

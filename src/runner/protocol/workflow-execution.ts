@@ -108,6 +108,8 @@ export interface WorkflowStepResult {
 export interface StepsCheck {
   problems: StepProblem[];
   props: Record<string, ConfigurableProp[]>;
+  /** Steps whose module has additionalProps(). */
+  dynamic?: string[];
 }
 
 /** A step that is not a module with a default export holding `run`. */
