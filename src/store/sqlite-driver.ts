@@ -9,7 +9,7 @@ import type BetterSqlite3 from "better-sqlite3";
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 
-/** The package loaded on this Node: the Node-API build from Node 22 on. */
-export const SQLITE_DRIVER = nodeMajor >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
+/** The package to load on this Node: the Node-API build from Node 22 on. */
+const SQLITE_DRIVER = nodeMajor >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
 
 export const SQLite: typeof BetterSqlite3 = require(SQLITE_DRIVER);

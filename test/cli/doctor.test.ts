@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pino } from "pino";
 import { runDoctor, type DoctorMachine } from "../../src/cli/doctor/run-doctor.js";
+import { nodeCheck } from "../../src/cli/doctor/runtime-checks.js";
 import { openStore } from "../../src/store/store.js";
 import { createTestDatabase, DIALECTS, TEST_SECRET_KEY, type TestDatabase } from "../helpers/dialects.js";
 import { runCli } from "../helpers/sluice-process.js";
@@ -182,3 +183,12 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe("doctor's Node check", () => {
+  it("accepts the releases Sluice and its npm support, and names the others", () => {
+    for (const version of ["v20.17.0", "v20.20.2", "v22.9.0", "v22.23.3", "v24.0.0", "v24.21.0", "v26.1.0"])
+      assert.equal(nodeCheck(version).status, "ok", version);
+    for (const version of ["v18.20.4", "v20.11.1", "v22.8.0", "v21.7.3", "v23.11.0"])
+      assert.equal(nodeCheck(version).status, "fail", version);
+  });
+});

@@ -252,7 +252,11 @@ for (const dialect of DIALECTS) {
               greeting: "Hello {{steps.trigger.event.body.name}}, you are {{ steps.first.$return_value.user }}!",
               count: "{{ steps.trigger.event.body.n + 1 }}",
               payload: "{{steps.first.$return_value}}",
-              tags: ["{{steps.first.$return_value.echoed.toUpperCase()}}", "plain"],
+              tags: [
+                "{{steps.first.$return_value.echoed.toUpperCase()}}",
+                "plain",
+                "{{steps.first.$return_value.user.id}}-{{steps.trigger.event.body.n}}",
+              ],
             },
           },
         ],
@@ -269,7 +273,7 @@ for (const dialect of DIALECTS) {
         greeting: 'Hello Ada, you are {"id":7}!',
         count: 42,
         payload: { user: { id: 7 }, echoed: "Ada" },
-        tags: ["ADA", "plain"],
+        tags: ["ADA", "plain", "7-41"],
       });
 
       const broken = await account.api.post("/workflows", {

@@ -62,6 +62,9 @@ for (const dialect of DIALECTS.filter((name) => name === "postgres")) {
       await sql`insert into deadlock_rows values ('a', 0), ('b', 0)`.execute(db);
       other = new pg.Client({ connectionString: testStore.database.databaseUrl });
       await other.connect();
+      // The other side looks for the cycle only after 10 s: the unit's side (1 s, the default)
+      // always finds it first and is the one aborted, however busy the machine.
+      await other.query("set deadlock_timeout = '10s'");
     });
     after(async () => {
       await other?.end();
@@ -71,8 +74,7 @@ for (const dialect of DIALECTS.filter((name) => name === "postgres")) {
     it("is run again and commits, once the other process's transaction is through", async () => {
       const db = testStore.store.db;
       // The other process takes b first; this unit takes a, then waits for b; then the other
-      // asks for a. The unit waited first, so PostgreSQL finds the cycle from its side and
-      // aborts it (after deadlock_timeout, 1 s by default).
+      // asks for a. PostgreSQL finds the cycle from the unit's side and aborts its transaction.
       await other.query("begin");
       await other.query("update deadlock_rows set n = n + 1 where id = 'b'");
       let attempts = 0;
@@ -87,6 +89,7 @@ for (const dialect of DIALECTS.filter((name) => name === "postgres")) {
       });
       await aTaken;
       const others = other.query("update deadlock_rows set n = n + 1 where id = 'a'").then(() => other.query("commit"));
+      others.catch(() => {}); // awaited below; a failure there fails the test, never goes unhandled
       assert.equal(await unit, 2, "the first attempt lost the deadlock, the second committed");
       await others;
       const rows = await sql<{ id: string; n: number }>`select id, n from deadlock_rows order by id`.execute(db);

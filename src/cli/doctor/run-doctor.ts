@@ -27,7 +27,12 @@ export interface DoctorOptions {
 
 async function npmVersion(): Promise<string | undefined> {
   const { npmCommand } = await import("../../runtime/modules/npm-cache.js");
-  const npm = npmCommand();
+  let npm: ReturnType<typeof npmCommand>;
+  try {
+    npm = npmCommand();
+  } catch {
+    return undefined; // not installed: the check says what to run
+  }
   return new Promise((resolve) =>
     execFile(npm.file, [...npm.prefix, "--version"], { timeout: 30_000 }, (error, stdout) =>
       resolve(error ? undefined : String(stdout).trim()),

@@ -3,17 +3,23 @@
 // packages), not the npm that came with Node: a missing or older one means an incomplete install.
 import { ok, fail, type CheckResult } from "./check.js";
 
-export const MIN_NODE_MAJOR = 20;
 export const MIN_NPM_MAJOR = 11;
 
-const majorOf = (version: string) => Number(/^v?(\d+)\./.exec(version)?.[1] ?? NaN);
+/** The oldest release of each supported major: what Sluice's npm 11 needs (20.17, 22.9) and any 24. */
+const SUPPORTED: ReadonlyArray<[major: number, minor: number]> = [
+  [20, 17],
+  [22, 9],
+  [24, 0],
+];
 
 export function nodeCheck(version: string): CheckResult {
-  if (majorOf(version) >= MIN_NODE_MAJOR) return ok("node", `Node.js ${version}`);
+  const [major, minor] = (/^v?(\d+)\.(\d+)\./.exec(version) ?? []).slice(1).map(Number);
+  const newest = SUPPORTED.at(-1)![0];
+  if (SUPPORTED.some(([m, least]) => major === m && minor! >= least) || major! > newest) return ok("node", `Node.js ${version}`);
   return fail(
     "node",
-    `Node.js ${version} is too old`,
-    `install Node.js ${MIN_NODE_MAJOR}, 22 or 24 (https://nodejs.org, or nvm install 22)`,
+    `Node.js ${version} is not supported`,
+    `install Node.js 20.17 or newer 20.x, 22.9 or newer 22.x, or 24 (https://nodejs.org, or nvm install 22)`,
   );
 }
 
@@ -21,7 +27,7 @@ export function nodeCheck(version: string): CheckResult {
 export function npmCheck(version: string | undefined): CheckResult {
   if (version === undefined)
     return fail("npm", "npm could not be run", "run `npm install` in Sluice's folder (npm is one of its dependencies)");
-  if (majorOf(version) >= MIN_NPM_MAJOR) return ok("npm", `npm ${version}`);
+  if (Number(/^v?(\d+)\./.exec(version)?.[1]) >= MIN_NPM_MAJOR) return ok("npm", `npm ${version}`);
   return fail(
     "npm",
     `npm ${version}: installs of user code's packages need npm ${MIN_NPM_MAJOR}'s --allow-* settings`,

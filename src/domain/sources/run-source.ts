@@ -130,9 +130,12 @@ export async function runSource({ ctx, runner }: SourceDeps, request: RunRequest
       ),
     ).catch(async (error: unknown) => {
       await runFiles.staged?.discard();
-      // A conflict with another process that outlasted the retries: the job runs again later
-      // rather than drop what the code emitted.
-      if (isTransientConflict(error)) throw error;
+      // A conflict with another process that outlasted the retries: a job or delivery (which
+      // completes in this transaction) runs again later rather than drop what the code emitted.
+      if (isTransientConflict(error) && request.inTransaction) {
+        ctx.logger.warn({ err: error, sourceId: source.id }, "an execution's results conflicted with another process; its job runs again");
+        throw error;
+      }
       const message = `the results of this execution could not be stored (${(error as Error)?.message ?? String(error)}); its ${deduped.emits.length} events and ${result.logs.length} log lines were not kept`;
       ctx.logger.error({ err: error, sourceId: source.id }, "an execution's results could not be stored");
       // When even this fails (the database is unreachable), the original error goes up.

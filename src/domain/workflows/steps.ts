@@ -73,8 +73,7 @@ function stepProps(props: unknown, where: string): Record<string, unknown> {
   return props as Record<string, unknown>;
 }
 
-/** Syntax and shape of every code step, evaluated in the runner; the first problem is a 400. The props each declares. */
-/** Every code step loads and has run(); answers the props each declares and which have additionalProps(). */
+/** Every code step loads and has run() (checked in the runner; the first problem is a 400); answers the props each declares and which have additionalProps(). */
 export async function assertStepsRunnable(
   runner: WorkflowRunner,
   userId: string,

@@ -4,7 +4,7 @@
 // type is known only once they are evaluated) and the runner (which evaluates them).
 
 /** A value that is one expression and nothing else: its result, of any type, is the value. */
-export const WHOLE_EXPRESSION = /^\s*\{\{([\s\S]+?)\}\}\s*$/;
+export const WHOLE_EXPRESSION = /^\s*\{\{((?:(?!\}\})[\s\S])+)\}\}\s*$/;
 /** Expressions inside text: each result is put into the text. */
 export const EMBEDDED_EXPRESSION = /\{\{([\s\S]+?)\}\}/g;
 

@@ -152,7 +152,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     invalid(`npm package "${spec}" was refused: ${what}; only packages from the npm registry are installed`);
 
   /** Runs npm install of `spec` into a new staging folder, checks what it holds, and answers that folder. */
-  async function npmInstall(spec: string, extra: string[], account: string | undefined): Promise<string> {
+  async function npmInstall(spec: string, account: string | undefined): Promise<string> {
     return slots.run(account, async () => {
       await mkdir(staging, { recursive: true });
       // File times are the real clock's, whatever clock the cache is given.
@@ -174,7 +174,6 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
           "--no-package-lock",
           `--cache=${npmCache}`,
           ...ALLOW_NONE_ARGS,
-          ...extra,
         ];
         if (options.registry) args.push(`--registry=${options.registry}`);
         try {
@@ -237,7 +236,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     }
     const spec = `${name}@${version}`;
     try {
-      const temp = await npmInstall(spec, [], account);
+      const temp = await npmInstall(spec, account);
       if (!existsSync(join(installedIn(temp, name), "package.json"))) {
         await rm(temp, { recursive: true, force: true });
         throw new Error("npm did not install it");
@@ -252,14 +251,12 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     name: string,
     range: string | undefined,
     account: string | undefined,
-    fresh: boolean,
   ): Promise<{ version: string; dir: string }> {
     const spec = `${name}@${range ?? "latest"}`;
     let temp: string;
     try {
-      // --prefer-online: what `latest` means now, not what npm's HTTP cache remembers (a
-      // registry package added by the operator); code's imports take what npm has, as before.
-      temp = await npmInstall(spec, fresh ? ["--prefer-online"] : [], account);
+      // npm's download cache is new for every install, so `latest` is what the registry says now.
+      temp = await npmInstall(spec, account);
     } catch (error) {
       throw failed(spec, error);
     }
@@ -300,7 +297,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
     } catch {
       // Not resolved before (or the record is unreadable): resolve it now.
     }
-    return (await installResolvedInto(name, range, account, false)).dir;
+    return (await installResolvedInto(name, range, account)).dir;
   }
 
   /**
@@ -332,7 +329,7 @@ export function createNpmCache(dir: string, options: NpmCacheOptions = {}): NpmC
         ? once(`${name}@${version}`, account, () => installExact(name, version, account))
         : once(`range:${name}@${version ?? "latest"}`, account, () => installRange(name, version ?? "latest", account)),
     installResolved: (name, range, account) =>
-      once(`resolve:${name}@${range ?? ""}`, account, () => installResolvedInto(name, range, account, true)),
+      once(`resolve:${name}@${range ?? ""}`, account, () => installResolvedInto(name, range, account)),
     use(packageDirs) {
       let present = true;
       for (const packageDir of packageDirs) {
