@@ -7,6 +7,7 @@ import type { Ctx } from "../context.js";
 import { invalid, ServiceError } from "../../lib/errors.js";
 import type { ComponentMetadata } from "../../runtime/code-runner.js";
 import { newAccountRow } from "./account-row.js";
+import { accountUsers } from "./account-users.js";
 import type { OAuthAppProp } from "./oauth-app-prop.js";
 import { checkCredentials, openCredentials, sealCredentials } from "./credentials.js";
 import { freshCredentials, isDueForRefresh, OAuthRefreshError, refreshRequestOf } from "./oauth-refresh.js";
@@ -151,22 +152,20 @@ export async function withFreshTokens(
   return out;
 }
 
-/** Removes the accounts a source's inline `$auth` made, unless another source names them. */
-export async function deleteInlineAccounts(ctx: Pick<Ctx, "db">, userId: string, sourceId: string): Promise<void> {
+/**
+ * Removes the accounts an inline `$auth` made for `madeFor` (a source's id, or a workflow's step
+ * ids: the account remembers whose value it was), unless a source or workflow still names them.
+ * Called after the source or workflow itself was deleted, in the same transaction.
+ */
+export async function deleteInlineAccounts(ctx: Pick<Ctx, "db">, userId: string, madeFor: string[]): Promise<void> {
+  if (madeFor.length === 0) return;
   const made = await ctx.db
     .selectFrom("connected_accounts")
     .select("id")
     .where("user_id", "=", userId)
-    .where("source_id", "=", sourceId)
+    .where("source_id", "in", madeFor)
     .execute();
   for (const { id } of made) {
-    const users = await ctx.db
-      .selectFrom("sources")
-      .select("id")
-      .where("user_id", "=", userId)
-      .where("id", "!=", sourceId)
-      .where("configured_props", "like", `%"${id}"%`)
-      .executeTakeFirst();
-    if (!users) await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).execute();
+    if ((await accountUsers(ctx, userId, id)).length === 0) await ctx.db.deleteFrom("connected_accounts").where("id", "=", id).execute();
   }
 }

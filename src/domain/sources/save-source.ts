@@ -182,7 +182,7 @@ export async function deleteSource(deps: SourceDeps & { actor: Actor; id: string
     await tx.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, tx, id);
     await deleteApphookBindings(tx, id);
-    await deleteInlineAccounts({ db: tx }, actor.userId, id);
+    await deleteInlineAccounts({ db: tx }, actor.userId, [id]);
   });
   forgetSource(ctx, id);
   await removeSourceFiles(ctx, id);

@@ -9,7 +9,7 @@ import { checkedSteps } from "./step-input.js";
 import type { WorkflowRunner } from "./workflow-runner.js";
 import { parseSteps, workflowView, type WorkflowView } from "./workflow-view.js";
 import { deleteEmitterEvents } from "../events/delete-events.js";
-import { deleteStepAccounts } from "./step-accounts.js";
+import { deleteInlineAccounts } from "../accounts/app-props.js";
 
 export async function findOwnedWorkflow(ctx: Ctx, actor: Actor, id: string): Promise<WorkflowsTable> {
   const row = await ctx.db.selectFrom("workflows").selectAll().where("id", "=", id).where("user_id", "=", actor.userId).executeTakeFirst();
@@ -84,6 +84,10 @@ export async function deleteWorkflow({ ctx, actor, id }: { ctx: Ctx; actor: Acto
     await db.deleteFrom("auto_subscriptions").where("user_id", "=", actor.userId).where("listener_id", "=", id).execute();
     await deleteEmitterEvents(ctx.summaryPages, db, id);
     await db.deleteFrom("workflows").where("id", "=", id).where("user_id", "=", actor.userId).execute();
-    await deleteStepAccounts({ db }, actor.userId, id, parseSteps(row));
+    await deleteInlineAccounts(
+      { db },
+      actor.userId,
+      parseSteps(row).map((step) => step.id),
+    );
   });
 }
