@@ -2,25 +2,16 @@
 // (npm-registry.ts): the package and every package it needs, each at the version installed
 // here, with its own package.json and files. Tests then install published packages (e.g.
 // `@pipedream/<app>`, added as devDependencies) without reaching the internet.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, sep } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { packageRoot } from "../../src/runtime/package-root.js";
+import { locateInstalled } from "./locate-installed.js";
 import type { NpmRegistry } from "./npm-registry.js";
 
 interface Manifest {
   name: string;
   version: string;
   dependencies?: Record<string, string>;
-}
-
-/** The folder of `name` as Node would find it from `fromDir` (a package folder), or undefined. */
-function locate(name: string, fromDir: string, root: string): string | undefined {
-  for (let dir = fromDir; dir.startsWith(root + sep); dir = dir.slice(0, dir.lastIndexOf(`${sep}node_modules${sep}`))) {
-    const nested = join(dir, "node_modules", name);
-    if (existsSync(join(nested, "package.json"))) return nested;
-  }
-  const hoisted = join(root, name);
-  return existsSync(join(hoisted, "package.json")) ? hoisted : undefined;
 }
 
 /** Every file of a package folder (its own node_modules left out), by path inside it. */
@@ -41,7 +32,7 @@ export function publishInstalled(registry: NpmRegistry, names: string[]): Record
   const seen = new Set<string>();
   const versions: Record<string, string> = {};
   const visit = (name: string, fromDir: string) => {
-    const dir = locate(name, fromDir, root);
+    const dir = locateInstalled(name, fromDir, root);
     if (!dir) throw new Error(`${name} is not installed in the project`);
     if (seen.has(dir)) return;
     seen.add(dir);

@@ -4,25 +4,15 @@
 // to that version), copied from this project's
 // node_modules, so tests use real packages without reaching a registry. Copies, not links: the
 // sandbox binds only the cache folder.
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { entryName, rangeAliasPath } from "../../src/runtime/modules/npm-cache.js";
 import { packageRoot } from "../../src/runtime/package-root.js";
+import { locateInstalled } from "./locate-installed.js";
 
 interface Manifest {
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
-}
-
-/** The folder of `name` as Node would find it from `fromDir` (a package folder), or undefined. */
-function locate(name: string, fromDir: string, root: string): string | undefined {
-  // Node looks in node_modules of the package, then of each package it is nested in, then the root.
-  for (let dir = fromDir; dir.startsWith(root + sep); dir = dir.slice(0, dir.lastIndexOf(`${sep}node_modules${sep}`))) {
-    const nested = join(dir, "node_modules", name);
-    if (existsSync(join(nested, "package.json"))) return nested;
-  }
-  const hoisted = join(root, name);
-  return existsSync(join(hoisted, "package.json")) ? hoisted : undefined;
 }
 
 /** `name` and every package it needs, as folders of the project's node_modules. */
@@ -31,7 +21,7 @@ export function dependencyClosure(name: string): Map<string, string> {
   const found = new Map<string, string>();
   const seen = new Set<string>();
   const visit = (pkg: string, fromDir: string, optional: boolean) => {
-    const dir = locate(pkg, fromDir, root);
+    const dir = locateInstalled(pkg, fromDir, root);
     if (!dir) {
       if (optional) return;
       throw new Error(`${pkg} is not installed in the project (needed to seed ${name})`);
