@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
+import { BROWSER_SKIP, launchBrowser, recordPageProblems, logIn } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startOAuthProvider, type OAuthProvider } from "../helpers/oauth-provider.js";
@@ -54,12 +54,7 @@ describe("dashboard: connected accounts", { skip: BROWSER_SKIP }, () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TIMEOUT);
-    page.on(
-      "console",
-      (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()),
-    );
-    page.on("pageerror", (error) => problems.push(error.message));
-    page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
+    recordPageProblems(page, problems, { responses: true });
   });
   after(async () => {
     await browser?.close();
@@ -71,8 +66,7 @@ describe("dashboard: connected accounts", { skip: BROWSER_SKIP }, () => {
 
   it("connects an account by OAuth and sees it in the list", async () => {
     await page.goto(`${app.origin}/ui`);
-    await page.getByLabel("API key").fill(account.apiKey);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, account.apiKey);
     await page.getByRole("link", { name: "Accounts" }).click();
     await page.getByRole("heading", { name: "Connected accounts" }).waitFor();
     await page.getByText("No connected accounts yet.").waitFor();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
+import { BROWSER_SKIP, launchBrowser, recordPageProblems } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitFor } from "../helpers/wait-for.js";
@@ -33,12 +33,7 @@ describe("web dashboard", { skip: BROWSER_SKIP }, () => {
     page.setDefaultTimeout(TIMEOUT);
     page.on("request", (request) => requested.push(request.url()));
     // CSP violations and script errors show up here; a working page has none.
-    page.on(
-      "console",
-      (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()),
-    );
-    page.on("pageerror", (error) => problems.push(error.message));
-    page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
+    recordPageProblems(page, problems, { responses: true });
   });
   after(async () => {
     await browser?.close();

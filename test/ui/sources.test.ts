@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
+import { BROWSER_SKIP, launchBrowser, recordPageProblems, logIn, typeInEditor } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { startNpmRegistry, type NpmRegistry } from "../helpers/npm-registry.js";
@@ -99,11 +99,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TIMEOUT);
-    page.on("pageerror", (error) => problems.push(error.message));
-    page.on(
-      "console",
-      (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()),
-    );
+    recordPageProblems(page, problems);
   });
   after(async () => {
     await browser?.close();
@@ -111,19 +107,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await registry?.close();
   });
 
-  const logIn = async (target: Page) => {
-    await target.getByLabel("API key").fill(account.apiKey);
-    await target.getByRole("button", { name: "Log in" }).click();
-    await target.getByRole("heading", { name: "Sources" }).waitFor();
-  };
-
-  /** Replaces the editor's text as typed by a user (insertText: no auto-closed brackets). */
-  const typeCode = async (code: string) => {
-    await page.locator(".cm-content").click();
-    await page.keyboard.press("ControlOrMeta+a");
-    await page.keyboard.press("Delete");
-    await page.keyboard.insertText(code);
-  };
+  const typeCode = (code: string) => typeInEditor(page, page.locator(".cm-content"), code);
 
   it("/ leads to the dashboard", async () => {
     const res = await fetch(`${app.origin}/`, { redirect: "manual" });
@@ -132,7 +116,7 @@ describe("sources in the dashboard", { skip: BROWSER_SKIP }, () => {
     await res.arrayBuffer();
     await page.goto(`${app.origin}/`);
     assert.equal(new URL(page.url()).pathname, "/ui");
-    await logIn(page);
+    await logIn(page, account.apiKey);
   });
 
   it("marks a syntax error at its line in the editor", async () => {

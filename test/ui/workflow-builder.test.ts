@@ -7,7 +7,7 @@ import { dirname, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
-import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
+import { BROWSER_SKIP, launchBrowser, recordPageProblems, logIn, typeInEditor } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 
@@ -31,12 +31,7 @@ const DOUBLE = `export default defineComponent({
 const THROWAWAY = `export default { async run() { return "never kept"; } };`;
 
 /** Replaces the text of a step's editor by keyboard, as a user would. */
-async function setCode(page: Page, card: Locator, code: string): Promise<void> {
-  await card.getByRole("textbox", { name: "Step code" }).click();
-  await page.keyboard.press("ControlOrMeta+A");
-  await page.keyboard.press("Delete");
-  await page.keyboard.insertText(code);
-}
+const setCode = (page: Page, card: Locator, code: string) => typeInEditor(page, card.getByRole("textbox", { name: "Step code" }), code);
 
 describe("workflow builder", { skip: BROWSER_SKIP }, () => {
   let app: TestApp;
@@ -52,15 +47,9 @@ describe("workflow builder", { skip: BROWSER_SKIP }, () => {
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TIMEOUT);
-    page.on("pageerror", (error) => problems.push(error.message));
-    page.on(
-      "console",
-      (message) => message.type() === "error" && !message.text().startsWith("Failed to load resource") && problems.push(message.text()),
-    );
+    recordPageProblems(page, problems);
     await page.goto(`${app.origin}/ui`);
-    await page.getByLabel("API key").fill(account.apiKey);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Sources" }).waitFor();
+    await logIn(page, account.apiKey);
   });
   after(async () => {
     await browser?.close();

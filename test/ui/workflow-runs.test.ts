@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
-import { BROWSER_SKIP, launchBrowser } from "../helpers/browser.js";
+import { BROWSER_SKIP, launchBrowser, logIn, typeInEditor } from "../helpers/browser.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
 import { waitFor } from "../helpers/wait-for.js";
@@ -57,12 +57,8 @@ const AFTER_RESUME = `export default defineComponent({
   },
 });`;
 
-async function setCode(page: Page, card: Locator, code: string): Promise<void> {
-  await card.getByRole("textbox", { name: "Step code" }).click();
-  await page.keyboard.press("ControlOrMeta+A");
-  await page.keyboard.press("Delete");
-  await page.keyboard.insertText(code);
-}
+/** Replaces the text of a step's editor by keyboard, as a user would. */
+const setCode = (page: Page, card: Locator, code: string) => typeInEditor(page, card.getByRole("textbox", { name: "Step code" }), code);
 
 describe("workflow runs, action steps and triggers in the dashboard", { skip: BROWSER_SKIP }, () => {
   let app: TestApp;
@@ -79,9 +75,7 @@ describe("workflow runs, action steps and triggers in the dashboard", { skip: BR
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TIMEOUT);
     await page.goto(`${app.origin}/ui`);
-    await page.getByLabel("API key").fill(account.apiKey);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Sources" }).waitFor();
+    await logIn(page, account.apiKey);
   });
   after(async () => {
     await browser?.close();
