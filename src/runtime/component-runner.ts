@@ -281,6 +281,8 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
     ...settings.pool,
   });
   const defaultTimeoutMs = settings.runTimeoutSeconds * 1000;
+  // What the requests besides a source's execution need: props forms and workflow steps.
+  const requestDeps = { pool, modules: runnerModules, timeoutMs: defaultTimeoutMs };
 
   return {
     modules,
@@ -347,11 +349,10 @@ export function createComponentRunner(settings: RunnerSettings): ComponentRunner
       return Object.assign(outcome.result as ChildExecuteResult, { durationMs });
     },
 
-    reloadProps: (input) => reloadProps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
-    propOptions: (input) => propOptions({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
-    checkWorkflowSteps: (input) => checkWorkflowSteps({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, input),
-    executeWorkflowStep: (request, options) =>
-      executeWorkflowStep({ pool, modules: runnerModules, timeoutMs: defaultTimeoutMs }, request, options),
+    reloadProps: (input) => reloadProps(requestDeps, input),
+    propOptions: (input) => propOptions(requestDeps, input),
+    checkWorkflowSteps: (input) => checkWorkflowSteps(requestDeps, input),
+    executeWorkflowStep: (request, options) => executeWorkflowStep(requestDeps, request, options),
 
     async close() {
       await pool.close();
