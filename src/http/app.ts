@@ -1,13 +1,13 @@
 // The Fastify application: conventions (errors, JSON, validation, projection, OpenAPI) and
 // the route modules, grouped by who may call them.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { Logger } from "pino";
 import { newRequestId } from "../lib/ids.js";
 import type { Services } from "../services.js";
 import { requireAdminToken, requireApiKey } from "./auth.js";
+import { createAccountRateLimit } from "./account-rate-limit.js";
 import { createAuthFailures } from "./auth-failures.js";
 import { createLiveTailSlots } from "./live-tail-slots.js";
 import { installErrorHandling } from "./error-handler.js";
@@ -106,21 +106,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   );
   await app.register(
     async (scope) => {
-      requireApiKey(scope, services, authFailures);
-      await scope.register(rateLimit, {
-        max: config.apiRateLimitPerMinute,
-        timeWindow: 60_000,
-        // Counted after authentication, per account: every key of an account shares one
-        // bucket, and a guessed key never gets a bucket of its own (failures are limited above).
-        hook: "preParsing",
-        keyGenerator: (request) => request.actor?.userId ?? request.ip,
-        // Thrown by the plugin, so it must be an Error for the error handler to word it.
-        errorResponseBuilder: (_request, context) =>
-          Object.assign(new Error(`rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} s`), {
-            statusCode: 429,
-            code: "LIMIT_EXCEEDED",
-          }),
-      });
+      requireApiKey(scope, services, authFailures, createAccountRateLimit(config.apiRateLimitPerMinute));
       installNulGuard(scope, ["query", "body"]);
       await scope.register(authenticatedRoutes, { services });
     },

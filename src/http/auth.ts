@@ -6,6 +6,7 @@ import type { Actor } from "../domain/context.js";
 import { authenticate, recentlyAuthenticated } from "../domain/users/authenticate.js";
 import { ServiceError } from "../lib/errors.js";
 import type { Services } from "../services.js";
+import type { AccountRateLimit } from "./account-rate-limit.js";
 import type { AuthFailures } from "./auth-failures.js";
 
 declare module "fastify" {
@@ -24,15 +25,16 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 const isUnauthorized = (error: unknown) => error instanceof ServiceError && error.code === "UNAUTHORIZED";
 
 /**
- * Adds API-key authentication to every route registered in `scope`. Keys that authenticated
- * are remembered for a few seconds per process (domain/users/auth-cache.ts).
+ * Adds API-key authentication to every route registered in `scope`, then the account's rate
+ * limit. Keys that authenticated are remembered for a few seconds per process
+ * (domain/users/auth-cache.ts).
  */
-export function requireApiKey(scope: FastifyInstance, services: Services, failures: AuthFailures): void {
+export function requireApiKey(scope: FastifyInstance, services: Services, failures: AuthFailures, rateLimit: AccountRateLimit): void {
   const clock = services.ctx.clock;
   // A callback hook with a synchronous path for a key seen moments ago (the common case of a
   // client polling the API): no promise, no await, one lookup in a Map. Any other key goes
   // through `authenticate`, which reads the database.
-  scope.addHook("onRequest", (request, _reply, done) => {
+  scope.addHook("onRequest", (request, reply, done) => {
     const now = clock.now();
     try {
       failures.check(request.ip, now);
@@ -41,15 +43,15 @@ export function requireApiKey(scope: FastifyInstance, services: Services, failur
     }
     const apiKey = bearerToken(request);
     const cached = recentlyAuthenticated(services.ctx, apiKey, now);
-    if (cached) {
-      request.actor = cached;
-      return done();
-    }
+    const admit = (actor: Actor, at: number) => {
+      request.actor = actor;
+      const decision = rateLimit.take(actor.userId, at);
+      reply.headers(decision.headers);
+      done(decision.refusal);
+    };
+    if (cached) return admit(cached, now);
     authenticate({ ctx: services.ctx, apiKey }).then(
-      (actor) => {
-        request.actor = actor;
-        done();
-      },
+      (actor) => admit(actor, clock.now()),
       (error: unknown) => {
         if (isUnauthorized(error)) failures.record(request.ip, clock.now());
         done(error as Error);

@@ -2,6 +2,7 @@
 // string), failed authentications are limited per client address, live tails per account.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { FakeClock } from "../../src/lib/clock.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { request } from "../helpers/http-client.js";
 import { ADMIN_TOKEN, startTestApp, type TestApp } from "../helpers/test-app.js";
@@ -27,6 +28,38 @@ for (const dialect of DIALECTS) {
         assert.ok(Number(limited.headers.get("retry-after")) >= 1);
         const neighbour = await app.newAccount();
         assert.equal((await neighbour.api.get("/users/me")).status, 200);
+      });
+    });
+
+    describe("rate limit windows", () => {
+      let app: TestApp;
+      const clock = new FakeClock(Date.now());
+      before(async () => {
+        app = await startTestApp(dialect, { apiRateLimitPerMinute: 3 }, { clock });
+      });
+      after(async () => app?.close());
+
+      it("each response says the limit, what is left and when the window ends; a minute later the account may go on", async () => {
+        const account = await app.newAccount();
+        const first = await account.api.get("/users/me");
+        assert.equal(first.status, 200);
+        assert.equal(first.headers.get("x-ratelimit-limit"), "3");
+        assert.equal(first.headers.get("x-ratelimit-remaining"), "2");
+        assert.equal(first.headers.get("x-ratelimit-reset"), "60");
+        clock.advance(10_000);
+        const second = await account.api.get("/users/me");
+        assert.equal(second.headers.get("x-ratelimit-remaining"), "1");
+        assert.equal(second.headers.get("x-ratelimit-reset"), "50");
+        assert.equal((await account.api.get("/users/me")).headers.get("x-ratelimit-remaining"), "0");
+        const limited = await account.api.get("/users/me");
+        assert.equal(limited.status, 429);
+        assert.equal(limited.headers.get("retry-after"), "50");
+        assert.match(limited.body.error, /rate limit exceeded, retry in 50 s/);
+        clock.advance(50_000);
+        const again = await account.api.get("/users/me");
+        assert.equal(again.status, 200, "a new window opens when the last one ended");
+        assert.equal(again.headers.get("x-ratelimit-remaining"), "2");
+        assert.equal(again.headers.get("x-ratelimit-reset"), "60");
       });
     });
 
