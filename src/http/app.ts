@@ -24,6 +24,7 @@ import { workflowEndpoints } from "./routes/workflow-endpoints.js";
 import { apphookEndpoints } from "./routes/apphook-endpoints.js";
 import { runLinkEndpoints } from "./routes/run-links.js";
 import { serverFactory } from "./http-server.js";
+import { cachedReads } from "./cached-reads.js";
 import { installMetricsRoute } from "./metrics-route.js";
 import { installDashboard } from "./dashboard.js";
 import { installOAuthCallback } from "./oauth-callback.js";
@@ -34,6 +35,7 @@ export const API_BODY_LIMIT = 5 * 1024 * 1024;
 export async function buildHttpApp(services: Services, logger: Logger): Promise<FastifyInstance> {
   const config = services.ctx.config;
   const authFailures = createAuthFailures(config.authFailuresPerMinute);
+  const rateLimit = createAccountRateLimit(config.apiRateLimitPerMinute);
   const { metrics } = services.ctx;
   const sources = sourceEndpoints(services);
   const workflows = workflowEndpoints(services);
@@ -44,11 +46,13 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
     trustProxy: config.trustProxy,
     // The public endpoints of sources, workflows, apphooks and runs' resume/cancel links are served in front of Fastify
     // (ADR 0019); apphook requests feed sources and are counted with theirs.
-    serverFactory: serverFactory(
+    // and so are the event-summary pages the page cache holds (ADR 0047).
+    serverFactory: serverFactory([
       publicEndpointServer([sources, workflows, apphooks, runLinks], logger, (endpoint, status) =>
         metrics.ingestRequest(endpoint === workflows || endpoint === runLinks ? "workflow" : "source", status),
       ),
-    ),
+      cachedReads({ ctx: services.ctx, failures: authFailures, rateLimit }),
+    ]),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: API_BODY_LIMIT,
     genReqId: newRequestId,
@@ -106,7 +110,7 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   );
   await app.register(
     async (scope) => {
-      requireApiKey(scope, services, authFailures, createAccountRateLimit(config.apiRateLimitPerMinute));
+      requireApiKey(scope, services, authFailures, rateLimit);
       installNulGuard(scope, ["query", "body"]);
       await scope.register(authenticatedRoutes, { services });
     },

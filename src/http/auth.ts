@@ -15,7 +15,7 @@ declare module "fastify" {
   }
 }
 
-export function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: { headers: { authorization?: string | string[] } }): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== "string") return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -1,5 +1,5 @@
-// The service's HTTP server: requests to the public endpoints (public-endpoints.ts) are
-// answered by node:http directly, every other one goes to Fastify. Handed to Fastify as its
+// The service's HTTP server: requests to the public endpoints (public-endpoints.ts) and cached
+// reads (cached-reads.ts) are answered by node:http directly, every other one goes to Fastify. Handed to Fastify as its
 // serverFactory, so Fastify still listens on it, closes it and force-closes its connections.
 import http from "node:http";
 import type { FastifyServerFactory } from "fastify";
@@ -7,10 +7,14 @@ import type { FastifyServerFactory } from "fastify";
 // Fastify's own defaults, which it sets only on a server it makes itself.
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
-export function serverFactory(servePublic: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): FastifyServerFactory {
+/** Answers a request and returns true, or returns false to leave it to the next one, then Fastify. */
+export type FrontHandler = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+
+export function serverFactory(inFront: FrontHandler[]): FastifyServerFactory {
   return (fastifyHandler) => {
     const server = http.createServer((req, res) => {
-      if (!servePublic(req, res)) fastifyHandler(req, res);
+      for (const handler of inFront) if (handler(req, res)) return;
+      fastifyHandler(req, res);
     });
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.requestTimeout = 0;

@@ -123,19 +123,32 @@ type PageArgs = Parameters<typeof listEventSummaries>[0];
 /** A page as JSON text, or as objects for callers that reshape it (include/exclude). */
 export type SummaryPageResult = { json: string } | { objects: Page<EventSummary> };
 
+/** What identifies a page of an emitter in the page cache. */
+const pageCacheKey = (args: Pick<PageArgs, "table" | "stream" | "page" | "expand">) =>
+  [args.table, args.stream, args.page.limit, args.page.after ?? "", args.page.before ?? "", args.expand ? 1 : 0].join("\u0000");
+
 /** Reads a page; as JSON text it is served from, or kept in, the page cache on SQLite. */
 export async function readSummaryPage(args: PageArgs & { asObjects: boolean }): Promise<SummaryPageResult> {
   if (args.asObjects) return { objects: summaryPageObject(await listEventSummaries(args)) };
-  const { ctx, emitterId, userId, page } = args;
+  const { ctx, emitterId, userId } = args;
   // Cached pages stay true only while this process is the database's only writer.
   if (!ctx.storage.soleWriter) return { json: summaryPageJson(await listEventSummaries(args)) };
-  const request = [args.table, args.stream, page.limit, page.after ?? "", page.before ?? "", args.expand ? 1 : 0].join("\u0000");
+  const request = pageCacheKey(args);
   const hit = ctx.summaryPages.cachedPage(ctx.db, emitterId, userId, request);
   if (hit !== undefined) return { json: hit };
   const generation = ctx.summaryPages.generationOf(emitterId);
   const json = summaryPageJson(await listEventSummaries(args));
   ctx.summaryPages.keepPage(ctx.db, emitterId, userId, request, generation, json);
   return { json };
+}
+
+/**
+ * The page's JSON text when the page cache holds it for this account, without a promise or a
+ * database read; undefined otherwise (readSummaryPage then reads it). For the answer given in
+ * front of the HTTP framework (http/cached-reads.ts).
+ */
+export function cachedSummaryPage(args: Omit<PageArgs, "ctx"> & { ctx: Pick<Ctx, "db" | "summaryPages"> }): string | undefined {
+  return args.ctx.summaryPages.cachedPage(args.ctx.db, args.emitterId, args.userId, pageCacheKey(args));
 }
 
 /** Events of a stream newer than `afterId`, oldest first (live tails). Always full events. */

@@ -13,7 +13,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
  * without a database read or a promise: the hot API reads answer from here. Only keys that
  * passed `authenticate` are cached, so a key found here is well formed and was valid then.
  */
-export function recentlyAuthenticated(ctx: Ctx, apiKey: string | undefined, nowMs: number): Actor | undefined {
+export function recentlyAuthenticated(ctx: Pick<Ctx, "authCache">, apiKey: string | undefined, nowMs: number): Actor | undefined {
   return apiKey ? ctx.authCache.get(apiKey, nowMs) : undefined;
 }
 
