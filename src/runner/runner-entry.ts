@@ -66,6 +66,8 @@ async function serve(message: RequestMessage): Promise<void> {
   }
   current = message.id;
   setCurrentExecution(message.id);
+  const started = performance.now();
+  const took = () => performance.now() - started;
   try {
     const result = await handler(message.payload, {
       emitEvent: (event) => current === message.id && send({ id: message.id, type: "event", event }),
@@ -73,10 +75,10 @@ async function serve(message: RequestMessage): Promise<void> {
       callService: (method, args) =>
         current === message.id ? calls.call(message.id, method, args) : Promise.reject(new Error("the execution has ended")),
     });
-    if (current === message.id) send({ id: message.id, type: "done", result });
+    if (current === message.id) send({ id: message.id, type: "done", result, ms: took() });
   } catch (thrown) {
     if (current === message.id)
-      send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError } });
+      send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError }, ms: took() });
   } finally {
     if (current === message.id) current = undefined;
     // Tunnels asked for from here on (a timer left running) are no execution's: the service

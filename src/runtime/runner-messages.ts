@@ -14,11 +14,20 @@ const ErrorData = Type.Object({
   validation: Type.Optional(Type.Boolean()),
 });
 
+/** How long a request ran, as the runner says: it only sizes the account's own batches. */
+const RunMs = Type.Number({ minimum: 0, maximum: 86_400_000 });
+
 const Envelope = Type.Union([
   Type.Object({ type: Type.Literal("ready") }),
   Type.Object({ id: Type.Integer(), type: Type.Literal("event"), event: Type.Unknown() }),
-  Type.Object({ id: Type.Integer(), type: Type.Literal("done"), result: Type.Unknown(), recycle: Type.Optional(Type.Boolean()) }),
-  Type.Object({ id: Type.Integer(), type: Type.Literal("failed"), error: ErrorData, recycle: Type.Optional(Type.Boolean()) }),
+  Type.Object({
+    id: Type.Integer(),
+    type: Type.Literal("done"),
+    result: Type.Unknown(),
+    recycle: Type.Optional(Type.Boolean()),
+    ms: Type.Optional(RunMs),
+  }),
+  Type.Object({ id: Type.Integer(), type: Type.Literal("failed"), error: ErrorData, recycle: Type.Optional(Type.Boolean()), ms: Type.Optional(RunMs) }),
   Type.Object({
     id: Type.Integer(),
     type: Type.Literal("call"),

@@ -14,7 +14,8 @@ import type { LaunchRunner } from "../../src/runtime/runner-launcher.js";
 
 // Speaks the runner protocol (newline-delimited JSON on fd 3, src/runner/protocol/messages.ts):
 // "echo" answers its payload with the number of messages this process received so far and how
-// many jobs it held behind this one, "sleep" waits, "exit" dies, "raw" writes its payload to
+// many jobs it held behind this one, "sleep" waits, "timed" waits payload.waitMs and says it ran
+// payload.ms (a runner's own timing), "exit" dies, "raw" writes its payload to
 // the channel as it is (a hostile runner's forged or oversized message), "big" sends a message
 // of payload.bytes bytes.
 const STAND_IN_RUNNER = `
@@ -46,6 +47,11 @@ async function work() {
     if (type === "raw") { channel.write(payload.replace("ID", String(id))); continue; }
     if (type === "big") { send({ id, type: "done", result: "x".repeat(payload.bytes) }); continue; }
     if (type === "sleep") await new Promise((resolve) => setTimeout(resolve, payload.ms));
+    if (type === "timed") {
+      await new Promise((resolve) => setTimeout(resolve, payload.waitMs));
+      send({ id, type: "done", result: { payload, messages, heldBehind, pid: process.pid }, ms: payload.ms });
+      continue;
+    }
     send({ id, type: "done", result: { payload, messages, heldBehind, pid: process.pid } });
   }
   working = false;
@@ -116,6 +122,20 @@ describe("process pool", () => {
     assert.ok(new Set(results.map((r) => r.pid)).size > 1, "more runners were started");
   });
 
+  it("sizes batches by how long the runner says its requests ran, not by when the answers reached the service", async () => {
+    // Each answer takes 30 ms to arrive; timed here, a batch of 5 ms would hold one job and the
+    // 40 jobs below would need runners of their own. The runner says each ran 0.1 ms.
+    const p = pool(4, 5);
+    const timed = () => p.run("self-timed", { type: "timed", payload: { waitMs: 30, ms: 0.1 } }, { timeoutMs: 5000 });
+    await timed();
+    const before = spawned.filter((key) => key === "self-timed").length;
+    const outcomes = await Promise.all(Array.from({ length: 40 }, timed));
+    const results = outcomes.map((o) => (o.ok ? (o.result as { messages: number; pid: number }) : { messages: -1, pid: 0 }));
+    assert.equal(new Set(results.map((r) => r.messages)).size, 1, "all forty came in one message");
+    assert.equal(new Set(results.map((r) => r.pid)).size, 1, "to one runner");
+    assert.equal(spawned.filter((key) => key === "self-timed").length, before, "no runner was started for them");
+  });
+
   it("starts no runner while a live one can take the job, however slow the jobs are", async () => {
     const p = pool(4, 5);
     const count = () => spawned.filter((key) => key === "busy-burst").length;
@@ -148,7 +168,9 @@ describe("process pool", () => {
     writeFileSync(silent, "setInterval(() => {}, 1000);");
     let starts = 0;
     const launch: LaunchRunner = (key) => (++starts === 1 ? standInLauncher(silent)(key) : standInLauncher(script)(key));
-    const created = createProcessPool({ launch, maxPerKey: 1, batchBudgetMs: 60_000, startTimeoutMs: 300 });
+    // The deadline also holds for the second runner, a real start: on a machine busy with other
+    // test files a Node process may take most of a second to say it is ready.
+    const created = createProcessPool({ launch, maxPerKey: 1, batchBudgetMs: 60_000, startTimeoutMs: 2_000 });
     pools.push(created);
     const [first, second] = await Promise.all([
       created.run("k", { type: "echo", payload: 1 }, { timeoutMs: 10_000 }),
@@ -199,6 +221,7 @@ describe("process pool", () => {
       ["a message that is not JSON", "{not json\n"],
       ["an answer to a request it was never given", '{"id":999999,"type":"done","result":1}\n'],
       ["a second ready message", '{"type":"ready"}\n'],
+      ["a run time below zero", '{"id":ID,"type":"done","result":1,"ms":-1}\n'],
     ];
     for (const [what, line] of forged) {
       it(`${what} ends that runner only, fails its job saying so, and the next job runs`, async () => {

@@ -18,11 +18,16 @@ export interface ErrorData {
   validation?: boolean;
 }
 
+/**
+ * `ms` on `done` and `failed`: how long the request ran in the runner, by its own clock. The
+ * pool sizes batches by it (process-pool.ts): timed in the service, the answer's wait for a
+ * busy event loop would count as the request's own time.
+ */
 export type ChildMessage =
   | { type: "ready" }
   | { id: number; type: "event"; event: unknown }
-  | { id: number; type: "done"; result: unknown; recycle?: boolean }
-  | { id: number; type: "failed"; error: ErrorData; recycle?: boolean }
+  | { id: number; type: "done"; result: unknown; recycle?: boolean; ms?: number }
+  | { id: number; type: "failed"; error: ErrorData; recycle?: boolean; ms?: number }
   | { id: number; type: "call"; call: number; method: string; args: unknown };
 
 /** The service's answer to a call: its result, or an error for the code that called. */
