@@ -44,9 +44,9 @@ export async function buildHttpApp(services: Services, logger: Logger): Promise<
   const app: FastifyInstance = Fastify({
     // request.ip: the client named by X-Forwarded-For only behind a proxy the operator vouches for.
     trustProxy: config.trustProxy,
-    // The public endpoints of sources, workflows, apphooks and runs' resume/cancel links are served in front of Fastify
-    // (ADR 0019); apphook requests feed sources and are counted with theirs.
-    // and so are the event-summary pages the page cache holds (ADR 0047).
+    // Served in front of Fastify: the public endpoints of sources, workflows, apphooks and runs'
+    // resume/cancel links (ADR 0019; apphook requests feed sources and are counted with theirs),
+    // and the event-summary pages the page cache holds (ADR 0047).
     serverFactory: serverFactory([
       publicEndpointServer([sources, workflows, apphooks, runLinks], logger, (endpoint, status) =>
         metrics.ingestRequest(endpoint === workflows || endpoint === runLinks ? "workflow" : "source", status),

@@ -1,6 +1,7 @@
 // The service's HTTP server: requests to the public endpoints (public-endpoints.ts) and cached
-// reads (cached-reads.ts) are answered by node:http directly, every other one goes to Fastify. Handed to Fastify as its
-// serverFactory, so Fastify still listens on it, closes it and force-closes its connections.
+// reads (cached-reads.ts) are answered by node:http directly, every other one goes to Fastify.
+// Handed to Fastify as its serverFactory, so Fastify still listens on it, closes it and
+// force-closes its connections.
 import http from "node:http";
 import type { FastifyServerFactory } from "fastify";
 
