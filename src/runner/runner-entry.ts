@@ -78,7 +78,12 @@ async function serve(message: RequestMessage): Promise<void> {
     if (current === message.id) send({ id: message.id, type: "done", result, ms: took() });
   } catch (thrown) {
     if (current === message.id)
-      send({ id: message.id, type: "failed", error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError }, ms: took() });
+      send({
+        id: message.id,
+        type: "failed",
+        error: { ...errorData(thrown), validation: thrown instanceof InvalidComponentError },
+        ms: took(),
+      });
   } finally {
     if (current === message.id) current = undefined;
     // Tunnels asked for from here on (a timer left running) are no execution's: the service

@@ -27,7 +27,13 @@ const Envelope = Type.Union([
     recycle: Type.Optional(Type.Boolean()),
     ms: Type.Optional(RunMs),
   }),
-  Type.Object({ id: Type.Integer(), type: Type.Literal("failed"), error: ErrorData, recycle: Type.Optional(Type.Boolean()), ms: Type.Optional(RunMs) }),
+  Type.Object({
+    id: Type.Integer(),
+    type: Type.Literal("failed"),
+    error: ErrorData,
+    recycle: Type.Optional(Type.Boolean()),
+    ms: Type.Optional(RunMs),
+  }),
   Type.Object({
     id: Type.Integer(),
     type: Type.Literal("call"),
