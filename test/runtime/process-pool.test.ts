@@ -110,6 +110,8 @@ describe("process pool", () => {
   it("jobs that take long are not batched: a runner holds one at a time, and more runners start", async () => {
     const p = pool(4, 5);
     await p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: batches of one
+    const started = () => spawned.filter((key) => key === "slow").length;
+    assert.equal(started(), 1);
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })),
     );
@@ -119,7 +121,9 @@ describe("process pool", () => {
       [0, 0, 0, 0, 0, 0],
       "no job was queued behind another in a runner",
     );
-    assert.ok(new Set(results.map((r) => r.pid)).size > 1, "more runners were started");
+    // Started at once for the jobs the first runner could not take; whether they are ready
+    // before it is free again depends on how busy the machine is.
+    assert.equal(started(), 4, "more runners were started, up to the limit");
   });
 
   it("sizes batches by how long the runner says its requests ran, not by when the answers reached the service", async () => {

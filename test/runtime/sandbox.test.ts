@@ -69,7 +69,10 @@ for (const dialect of DIALECTS)
       it("an infinite loop is stopped at the time limit (timeout)", async () => {
         const result = await run(`module.exports = { run() { for (;;) {} } };`, { timeoutMs: 500 });
         assert.equal(result.error?.kind, "timeout");
-        assert.ok(result.durationMs < 2000);
+        assert.match(result.error!.message, /timed out after 500 ms/);
+        // Stopped at its own limit, not the default 30 s. The figure also counts the wait for a
+        // runner, which on a machine busy with other test files can take seconds.
+        assert.ok(result.durationMs < 15_000, `${result.durationMs} ms`);
         await assertHealthy();
       });
 
