@@ -4,6 +4,7 @@
 // module built for another Node.js (after switching Node versions) or a SQLite driver that could
 // not be installed, which say in one line what to run.
 import { existsSync } from "node:fs";
+import { SQLITE_DRIVER_MISSING } from "../lib/errors.js";
 import { runSluice } from "./program.js";
 
 if (existsSync(".env")) process.loadEnvFile?.(".env");
@@ -20,7 +21,7 @@ runSluice(process.argv.slice(2)).then(
 /** The SQLite driver's own one-line message when the driver this Node needs is not installed (store/sqlite-driver.ts). */
 function driverMissing(error: unknown): string | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === "SLUICE_SQLITE_DRIVER_MISSING" && typeof message === "string" ? message : undefined;
+  return code === SQLITE_DRIVER_MISSING && typeof message === "string" ? message : undefined;
 }
 
 /** One line for a native module (better-sqlite3) built for another Node.js, else undefined. */

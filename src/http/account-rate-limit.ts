@@ -8,7 +8,7 @@
 // on every API request, and the plugin used before (a chain of promises per request) cost
 // more than the rest of a cached read (docs/adr/0046-api-rate-limit-counted-where-requests-are-authenticated.md).
 import { ServiceError } from "../lib/errors.js";
-import { createMinuteWindows, secondsLeft } from "./minute-windows.js";
+import { createMinuteWindows, secondsLeft, type MinuteWindow } from "./minute-windows.js";
 
 export interface RateLimitDecision {
   /** The x-ratelimit-* headers of the response. */
@@ -18,32 +18,35 @@ export interface RateLimitDecision {
 }
 
 export interface AccountRateLimit {
-  /** Whether one more request of `account` would be admitted now; counts nothing. */
-  admits(account: string, nowMs: number): boolean;
   /** Counts one request of `account`. */
   take(account: string, nowMs: number): RateLimitDecision;
+  /** Counts one request of `account` only if it is admitted: its headers then, else undefined (nothing counted). */
+  takeIfAdmitted(account: string, nowMs: number): Record<string, string> | undefined;
 }
 
 export function createAccountRateLimit(maxPerMinute: number): AccountRateLimit {
   const windows = createMinuteWindows();
   const limit = String(maxPerMinute);
+  const headersOf = (window: MinuteWindow, resetSeconds: number) => ({
+    "x-ratelimit-limit": limit,
+    "x-ratelimit-remaining": String(Math.max(0, maxPerMinute - window.count)),
+    "x-ratelimit-reset": String(resetSeconds),
+  });
   return {
-    admits(account, nowMs) {
-      return (windows.current(account, nowMs)?.count ?? 0) < maxPerMinute;
-    },
     take(account, nowMs) {
       const window = windows.add(account, nowMs);
       const reset = secondsLeft(window, nowMs);
-      const headers = {
-        "x-ratelimit-limit": limit,
-        "x-ratelimit-remaining": String(Math.max(0, maxPerMinute - window.count)),
-        "x-ratelimit-reset": String(reset),
-      };
+      const headers = headersOf(window, reset);
       if (window.count <= maxPerMinute) return { headers };
       return {
         headers,
         refusal: new ServiceError("LIMIT_EXCEEDED", `rate limit exceeded, retry in ${reset} s`, { retryAfterSeconds: reset }),
       };
+    },
+    takeIfAdmitted(account, nowMs) {
+      if ((windows.current(account, nowMs)?.count ?? 0) >= maxPerMinute) return undefined;
+      const window = windows.add(account, nowMs);
+      return headersOf(window, secondsLeft(window, nowMs));
     },
   };
 }

@@ -1,7 +1,7 @@
 // Bearer authentication for /v1 routes, and the separate admin-token check. Both count failed
 // attempts per client address (auth-failures.ts).
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Actor } from "../domain/context.js";
 import { authenticate, recentlyAuthenticated } from "../domain/users/authenticate.js";
 import { ServiceError } from "../lib/errors.js";
@@ -43,21 +43,23 @@ export function requireApiKey(scope: FastifyInstance, services: Services, failur
     }
     const apiKey = bearerToken(request);
     const cached = recentlyAuthenticated(services.ctx, apiKey, now);
-    const admit = (actor: Actor, at: number) => {
-      request.actor = actor;
-      const decision = rateLimit.take(actor.userId, at);
-      reply.headers(decision.headers);
-      done(decision.refusal);
-    };
-    if (cached) return admit(cached, now);
+    if (cached) return done(admit(request, reply, rateLimit, cached, now));
     authenticate({ ctx: services.ctx, apiKey }).then(
-      (actor) => admit(actor, clock.now()),
+      (actor) => done(admit(request, reply, rateLimit, actor, clock.now())),
       (error: unknown) => {
         if (isUnauthorized(error)) failures.record(request.ip, clock.now());
         done(error as Error);
       },
     );
   });
+}
+
+/** Sets the request's account and counts it in the account's rate limit: the 429 past it, else nothing. */
+function admit(request: FastifyRequest, reply: FastifyReply, rateLimit: AccountRateLimit, actor: Actor, nowMs: number) {
+  request.actor = actor;
+  const decision = rateLimit.take(actor.userId, nowMs);
+  reply.headers(decision.headers);
+  return decision.refusal;
 }
 
 /** The authenticated account; routes in an authenticated scope always have one. */

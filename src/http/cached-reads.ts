@@ -8,7 +8,6 @@
 // failed authentication recorded within the minute (those are limited per client address,
 // which a proxy may name), room in the account's rate limit (counted here as there), and the
 // page in the cache. Anything else is left to Fastify, which answers it and fills the cache.
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Ctx } from "../domain/context.js";
 import { cachedSummaryPage } from "../domain/events/list-event-summaries.js";
 import { recentlyAuthenticated } from "../domain/users/authenticate.js";
@@ -16,6 +15,7 @@ import { newRequestId } from "../lib/ids.js";
 import type { AccountRateLimit } from "./account-rate-limit.js";
 import { bearerToken } from "./auth.js";
 import type { AuthFailures } from "./auth-failures.js";
+import type { FrontHandler } from "./http-server.js";
 
 // The route as Fastify names it (for the metrics), and what matches it here: the source's id
 // (letters, digits and "_", as every id; anything else is Fastify's to decode and check), then
@@ -32,7 +32,7 @@ export interface CachedReadDeps {
 }
 
 /** Answers a cached read and returns true; false leaves the request to Fastify. */
-export function cachedReads({ ctx, failures, rateLimit }: CachedReadDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function cachedReads({ ctx, failures, rateLimit }: CachedReadDeps): FrontHandler {
   return (req, res) => {
     if (req.method !== "GET") return false;
     const match = PATTERN.exec(req.url ?? "");
@@ -50,10 +50,12 @@ export function cachedReads({ ctx, failures, rateLimit }: CachedReadDeps): (req:
       page: { limit: match[2] ? Number(match[2]) : DEFAULT_LIMIT },
       expand: false,
     });
-    if (json === undefined || !rateLimit.admits(actor.userId, now)) return false;
+    if (json === undefined) return false;
+    const rateHeaders = rateLimit.takeIfAdmitted(actor.userId, now);
+    if (!rateHeaders) return false; // Fastify counts it and answers the 429
     res.writeHead(200, {
       "x-request-id": newRequestId(),
-      ...rateLimit.take(actor.userId, now).headers,
+      ...rateHeaders,
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(json),
     });

@@ -21,6 +21,7 @@ import { newRequestId } from "../lib/ids.js";
 import { safeDecode } from "../lib/safe-decode.js";
 import type { HttpResponseRecord } from "../runtime/code-runner.js";
 import { internalErrorBody, serviceErrorReply } from "./error-handler.js";
+import type { FrontHandler } from "./http-server.js";
 
 export const PUBLIC_ENDPOINT_BODY_LIMIT = 512 * 1024;
 
@@ -41,7 +42,7 @@ export function publicEndpointServer(
   endpoints: PublicEndpoint[],
   logger: Logger,
   onAnswered?: (endpoint: PublicEndpoint, status: number) => void,
-): (req: IncomingMessage, res: ServerResponse) => boolean {
+): FrontHandler {
   return (req, res) => {
     const url = req.url ?? "/";
     const endpoint = endpoints.find((e) => url.startsWith(e.prefix));

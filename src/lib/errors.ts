@@ -21,3 +21,10 @@ export function toError(value: unknown): Error {
   if (value instanceof Error) return value;
   return new Error(typeof value === "string" ? value : JSON.stringify(value), { cause: value });
 }
+
+/**
+ * The code of the error raised when the SQLite driver this Node needs is not installed
+ * (store/sqlite-driver.ts). Here, not beside the driver, whose module loads the driver as it is
+ * imported: the CLI recognises the error without touching storage.
+ */
+export const SQLITE_DRIVER_MISSING = "SLUICE_SQLITE_DRIVER_MISSING";

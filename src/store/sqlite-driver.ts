@@ -7,15 +7,13 @@
 // install still succeeds, and only Node 20, which needs it, says so here.
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
+import { SQLITE_DRIVER_MISSING } from "../lib/errors.js";
 
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 
 /** The package to load on this Node: the Node-API build from Node 22 on. */
 const SQLITE_DRIVER = nodeMajor >= 22 ? "better-sqlite3-napi" : "better-sqlite3";
-
-/** Raised when the driver this Node needs is not installed; its message says what to do. */
-export const SQLITE_DRIVER_MISSING = "SLUICE_SQLITE_DRIVER_MISSING";
 
 function loadDriver(): typeof BetterSqlite3 {
   try {

@@ -2,12 +2,13 @@
 // the answer is the one Fastify's route gives, and every request the fast answer cannot take
 // exactly is left to Fastify.
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createAccountRateLimit } from "../../src/http/account-rate-limit.js";
-import { createAuthFailures } from "../../src/http/auth-failures.js";
+import { createAccountRateLimit, type AccountRateLimit } from "../../src/http/account-rate-limit.js";
+import { createAuthFailures, type AuthFailures } from "../../src/http/auth-failures.js";
 import { cachedReads } from "../../src/http/cached-reads.js";
+import type { FrontHandler } from "../../src/http/http-server.js";
 import { createSource, fixtureCode, waitForEvents } from "../fixtures/components/sources/helpers.js";
 import { DIALECTS } from "../helpers/dialects.js";
 import { startTestApp, type Account, type TestApp } from "../helpers/test-app.js";
@@ -17,6 +18,22 @@ const post = (url: string, body: unknown) =>
 const emitsOf = (values: unknown[]) => ({ emits: values.map((event) => ({ event })) });
 /** What tells one answer from another of the same page: the request's own id and the clock. */
 const PER_REQUEST = new Set(["x-request-id", "x-ratelimit-remaining", "x-ratelimit-reset", "date"]);
+
+/** The fast answer alone on a loopback server: 599 where it leaves the request to Fastify; `served` says which it took. */
+async function serveAlone(serve: FrontHandler) {
+  const served: boolean[] = [];
+  const server = createServer((req, res) => {
+    const took = serve(req, res);
+    served.push(took);
+    if (!took) res.writeHead(599).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    served,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 for (const dialect of DIALECTS) {
   describe(`cached event-summary reads [${dialect}]`, () => {
@@ -55,23 +72,17 @@ for (const dialect of DIALECTS) {
     });
 
     describe("the fast answer alone", () => {
-      // The fast answer on a server of its own: 599 where it leaves the request to Fastify.
-      let lane: Server;
-      let laneUrl: string;
-      const failures = createAuthFailures(10);
-      const rateLimit = createAccountRateLimit(1_000);
+      let lane: Awaited<ReturnType<typeof serveAlone>>;
+      const laneOf = (failures: AuthFailures, rateLimit: AccountRateLimit) =>
+        serveAlone(cachedReads({ ctx: app.sluice.services.ctx, failures, rateLimit }));
+      const pageUrl = (origin: string, query: string) => `${origin}/v1/sources/${source.id}/event_summaries${query}`;
       before(async () => {
-        const serve = cachedReads({ ctx: app.sluice.services.ctx, failures, rateLimit });
-        lane = createServer((req, res) => {
-          if (!serve(req, res)) res.writeHead(599).end();
-        });
-        await new Promise<void>((resolve) => lane.listen(0, "127.0.0.1", resolve));
-        laneUrl = `http://127.0.0.1:${(lane.address() as AddressInfo).port}/v1/sources/${source.id}/event_summaries`;
+        lane = await laneOf(createAuthFailures(10), createAccountRateLimit(1_000));
       });
-      after(() => new Promise<void>((resolve) => lane.close(() => resolve())));
+      after(() => lane.close());
 
       const viaLane = (query: string, init: RequestInit = {}, key = account.apiKey) =>
-        fetch(`${laneUrl}${query}`, { ...init, headers: { authorization: `Bearer ${key}` } });
+        fetch(pageUrl(lane.origin, query), { ...init, headers: { authorization: `Bearer ${key}` } });
 
       it("answers only a plain read of a page in the cache (SQLite); on PostgreSQL nothing is cached", async () => {
         const filled = await (await read("?limit=3")).json();
@@ -104,30 +115,17 @@ for (const dialect of DIALECTS) {
         await read("?limit=3");
         const recorded = createAuthFailures(10);
         recorded.record("192.0.2.1", app.sluice.services.ctx.clock.now());
-        const quiet = createAuthFailures(10);
-        const tight = createAccountRateLimit(2);
-        const lanes = [
-          cachedReads({ ctx: app.sluice.services.ctx, failures: recorded, rateLimit }),
-          cachedReads({ ctx: app.sluice.services.ctx, failures: quiet, rateLimit: tight }),
-        ];
-        const serve = (req: IncomingMessage, res: ServerResponse) => lanes[lane]!(req, res);
-        let lane = 0;
-        const outcomes: boolean[] = [];
-        const probe = createServer((req, res) => {
-          const served = serve(req, res);
-          outcomes.push(served);
-          if (!served) res.writeHead(599).end();
-        });
-        await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+        const withFailure = await laneOf(recorded, createAccountRateLimit(1_000));
+        const tight = await laneOf(createAuthFailures(10), createAccountRateLimit(2));
+        const readThrough = async (origin: string) =>
+          (await fetch(pageUrl(origin, "?limit=3"), { headers: { authorization: `Bearer ${account.apiKey}` } })).arrayBuffer();
         try {
-          const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/v1/sources/${source.id}/event_summaries?limit=3`;
-          await (await fetch(url, { headers: { authorization: `Bearer ${account.apiKey}` } })).arrayBuffer();
-          assert.deepEqual(outcomes.splice(0), [false], "a failure recorded within the minute: Fastify checks the address");
-          lane = 1;
-          for (let i = 0; i < 3; i++) await (await fetch(url, { headers: { authorization: `Bearer ${account.apiKey}` } })).arrayBuffer();
-          assert.deepEqual(outcomes, [true, true, false], "the third is Fastify's, which counts it and answers the 429");
+          await readThrough(withFailure.origin);
+          assert.deepEqual(withFailure.served, [false], "a failure recorded within the minute: Fastify checks the address");
+          for (let i = 0; i < 3; i++) await readThrough(tight.origin);
+          assert.deepEqual(tight.served, [true, true, false], "the third is Fastify's, which counts it and answers the 429");
         } finally {
-          await new Promise<void>((resolve) => probe.close(() => resolve()));
+          await Promise.all([withFailure.close(), tight.close()]);
         }
       });
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { SQLite } from "../../src/store/sqlite-driver.js";
 
@@ -20,16 +20,20 @@ describe("the SQLite driver", () => {
   });
 
   it("names the missing driver and what to run when this Node's driver is not installed", () => {
-    // The module alone, beside an empty node_modules: neither driver can be found from there.
+    // The module (and the error code it imports) alone, beside an empty node_modules: neither
+    // driver can be found from there.
     mkdirSync(join(dir, "node_modules"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-    copyFileSync(new URL("../../src/store/sqlite-driver.js", import.meta.url), join(dir, "sqlite-driver.js"));
+    for (const file of ["store/sqlite-driver.js", "lib/errors.js"]) {
+      mkdirSync(join(dir, dirname(file)), { recursive: true });
+      copyFileSync(new URL(`../../src/${file}`, import.meta.url), join(dir, file));
+    }
     const out = execFileSync(
       process.execPath,
       [
         "--input-type=module",
         "-e",
-        `import("./sqlite-driver.js").then(() => console.log("loaded"), (e) => console.log(e.code, e.message))`,
+        `import("./store/sqlite-driver.js").then(() => console.log("loaded"), (e) => console.log(e.code, e.message))`,
       ],
       { cwd: dir, encoding: "utf8" },
     );
