@@ -141,9 +141,10 @@ for (const dialect of DIALECTS) {
       const database = await freshDatabase();
       const server = await serve(database, { SLUICE_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY });
       assert.equal((await request(server.origin, "GET", "/healthz")).status, 200);
-      const stopped = await server.stop("SIGTERM", 5_000);
+      // stop() fails past its deadline (30 s): well under the 72 s keep-alive timeout that would
+      // hold a server which waited for its connections instead of closing them.
+      const stopped = await server.stop("SIGTERM");
       assert.equal(stopped.code, 0, server.stderr());
-      assert.ok(stopped.ms < 5_000, `took ${stopped.ms} ms`);
       assert.match(server.stdout(), /shutting down/);
       await assert.rejects(fetch(`${server.origin}/healthz`));
     });

@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 
 /** `sluice serve` with only the environment the test gives; resolves once it has started. */
 async function serve(env: Record<string, string>): Promise<ChildProcess> {
-  return (await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, [], 30_000)).child;
+  return (await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined)).child;
 }
 
 const HTTP_SOURCE = `export default {

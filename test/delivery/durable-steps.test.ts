@@ -36,7 +36,7 @@ async function freePort(): Promise<number> {
 }
 
 async function serve(env: Record<string, string>, args: string[] = []): Promise<ChildProcess> {
-  return (await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, args, 30_000)).child;
+  return (await startServer({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, undefined, args)).child;
 }
 
 /** SIGKILLs a process and the runners it started (orphans would hold the gate request). */

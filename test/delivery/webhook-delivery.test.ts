@@ -159,7 +159,7 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       await subscribe(account.id, emitter, hook.id);
       await emit(account.id, emitter, "", { retry: true });
-      await waitFor(() => receiver.at("/flaky").length === 3, 5000);
+      await waitFor(() => receiver.at("/flaky").length === 3);
       const ids = new Set(receiver.at("/flaky").map((r) => r.headers["webhook-id"]));
       assert.equal(ids.size, 1);
       await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "succeeded");
@@ -185,7 +185,7 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       await subscribe(account.id, emitter, hook.id);
       await emit(account.id, emitter, "", {});
-      await waitFor(() => receiver.at("/retry-after").length === 2, 5000);
+      await waitFor(() => receiver.at("/retry-after").length === 2);
       const [first, second] = receiver.at("/retry-after");
       // The schedule says 50 ms; Retry-After says 1 s.
       assert.ok(second!.at - first!.at >= 900, `retried after ${second!.at - first!.at} ms`);
@@ -197,7 +197,7 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       await subscribe(account.id, emitter, hook.id);
       await emit(account.id, emitter, "", {});
-      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed", 5000);
+      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed");
       assert.equal(receiver.at("/dead").length, 4); // first try + 3 retries
       assert.equal((await deliveriesTo(hook.id))[0]!.attempts, 4);
     });
@@ -208,7 +208,7 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       await subscribe(account.id, emitter, hook.id);
       await emit(account.id, emitter, "", { n: 1 });
-      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed", 5000);
+      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed");
       assert.equal(receiver.at("/gone").length, 1);
       assert.equal((await account.api.get(`/webhooks/${hook.id}`)).body.data.active, false);
       await emit(account.id, emitter, "", { n: 2 });
@@ -221,7 +221,7 @@ for (const dialect of DIALECTS) {
       const emitter = newId("dc");
       await subscribe(account.id, emitter, hook.id);
       await emit(account.id, emitter, "", {});
-      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed", 5000);
+      await waitFor(async () => (await deliveriesTo(hook.id))[0]?.status === "failed");
       assert.equal(receiver.at("/redirect-target").length, 0);
       const attempts = await db()
         .selectFrom("delivery_attempts")
@@ -285,7 +285,7 @@ for (const dialect of DIALECTS) {
       await subscribe(account.id, emitter, workflow);
       await subscribe(account.id, workflow, downstream.id);
       const event = await withDeliveryHops(2, () => emit(account.id, emitter, "", { to: "workflow" }));
-      await waitFor(() => calls.length === 1, 5000);
+      await waitFor(() => calls.length === 1);
       const { complete, ...delivered } = calls[0]!;
       assert.equal(typeof complete, "function");
       assert.deepEqual(delivered, {

@@ -28,7 +28,7 @@ export function startCli(args: string[], env: Record<string, string>, cwd: strin
     child,
     stdout: () => text.stdout,
     stderr: () => text.stderr,
-    waitFor(stream, pattern, deadlineMs = 20_000) {
+    waitFor(stream, pattern, deadlineMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (pattern.test(text[stream])) return done(undefined);
@@ -54,7 +54,7 @@ export function startCli(args: string[], env: Record<string, string>, cwd: strin
     },
     async stop(signal = "SIGINT") {
       if (child.exitCode === null) child.kill(signal);
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
       try {
         return await exited;
       } finally {

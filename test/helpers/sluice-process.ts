@@ -38,7 +38,7 @@ export interface RunResult {
 }
 
 /** Runs the CLI to completion (with a deadline, so a hang fails the test instead of stalling it). */
-export function runCli(args: string[], env: Record<string, string>, cwd: string, deadlineMs = 20_000): Promise<RunResult> {
+export function runCli(args: string[], env: Record<string, string>, cwd: string, deadlineMs = 60_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -72,7 +72,7 @@ export function startServer(
   env: Record<string, string>,
   cwd: string | undefined,
   args: string[] = [],
-  deadlineMs = 20_000,
+  deadlineMs = 60_000,
 ): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, "serve", ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
@@ -111,7 +111,7 @@ export function startServer(
             origin,
             stdout: () => stdout,
             stderr: () => stderr,
-            async stop(signal = "SIGTERM", stopDeadlineMs = 10_000) {
+            async stop(signal = "SIGTERM", stopDeadlineMs = 30_000) {
               const since = Date.now();
               child.kill(signal);
               let killer: NodeJS.Timeout | undefined;

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
       await waitFor(async () => (await store.db.selectFrom("jobs").select("id").execute()).length === 0);
       const t0 = Date.now();
       await queue.enqueue(store.db, [{ type: "latency", payload: { n: 1 }, userId: "u_x" }]);
-      await waitFor(() => seen.length === 1, 2000);
+      await waitFor(() => seen.length === 1);
       assert.deepEqual(seen[0]!.payload, { n: 1 });
       assert.equal(seen[0]!.userId, "u_x");
       // The safety poll is a minute: only the wake-up can explain a fast run.
@@ -71,10 +71,10 @@ for (const dialect of DIALECTS) {
       await store.db.transaction().execute(async (trx) => {
         await queue.enqueue(trx, [{ type: "outbox", payload: { name: "committed" } }]);
       });
-      await waitFor(() => seen.length >= 1, 3000);
+      await waitFor(() => seen.length >= 1);
       // Let any wrong run of the rolled-back job show up: another job enqueued later has run.
       await queue.enqueue(store.db, [{ type: "outbox", payload: { name: "marker" } }]);
-      await waitFor(() => seen.includes("marker"), 3000);
+      await waitFor(() => seen.includes("marker"));
       assert.deepEqual(seen, ["committed", "marker"]);
       await queue.stop();
     });
@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
       });
       queue.start();
       await queue.enqueue(store.db, [{ type: "flaky", payload: {} }]);
-      await waitFor(() => attempts.length === 3, 5000);
+      await waitFor(() => attempts.length === 3);
       assert.deepEqual(attempts, [1, 2, 3]);
       await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "flaky").execute()).length === 0);
       await queue.stop();
@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
       });
       queue.start();
       await queue.enqueue(store.db, [{ type: "early-wake", payload: {} }]);
-      await waitFor(() => runs.length === 2, 3000); // the poll (and the first lease) is a minute
+      await waitFor(() => runs.length === 2); // the poll (and the first lease) is a minute
       assert.ok(runs[1]! - runs[0]! >= 100, "not before it was due");
       await queue.stop();
     });
@@ -136,7 +136,7 @@ for (const dialect of DIALECTS) {
       const runs: Array<{ at: number; attempts: number }> = [];
       queue.handle("orphan", async (job) => void runs.push({ at: Date.now(), attempts: job.attempts }));
       queue.start();
-      await waitFor(() => runs.length === 1, 5000);
+      await waitFor(() => runs.length === 1);
       assert.ok(runs[0]!.at - claimedAt >= 350, "not taken before the lease expired");
       assert.equal(runs[0]!.attempts, 2);
       await queue.stop();
@@ -161,12 +161,12 @@ for (const dialect of DIALECTS) {
         q.start();
       }
       await a.enqueue(store.db, [{ type: "long", payload: {} }]);
-      await waitFor(() => runs === 1, 3000);
+      await waitFor(() => runs === 1);
       // Wait well past several lease lengths while the handler is still running.
       const until = Date.now() + 900;
-      await waitFor(() => Date.now() > until, 2000);
+      await waitFor(() => Date.now() > until);
       release();
-      await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "long").execute()).length === 0, 3000);
+      await waitFor(async () => (await store.db.selectFrom("jobs").select("id").where("type", "=", "long").execute()).length === 0);
       assert.equal(runs, 1);
       assert.equal(maxConcurrent, 1);
       await a.stop();
@@ -203,11 +203,11 @@ for (const dialect of DIALECTS) {
         Array.from({ length: 30 }, () => ({ type: "keyed", payload: { key: "fast" }, concurrencyKey: "fast" })),
       );
       // Every fast job finishes while the slow key is stuck at its limit.
-      await waitFor(() => done.filter((k) => k === "fast").length === 30, 5000);
+      await waitFor(() => done.filter((k) => k === "fast").length === 30);
       assert.equal(maxRunning.get("slow"), 3);
       assert.ok(maxRunning.get("fast")! <= 3);
       releaseSlow();
-      await waitFor(() => done.length === 60, 5000);
+      await waitFor(() => done.length === 60);
       await queue.stop();
     });
 

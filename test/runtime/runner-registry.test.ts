@@ -51,7 +51,7 @@ describe("runner registry (orphaned runners of a killed service)", () => {
 
     const reaped = registry.reapOrphans();
     assert.equal(reaped, 1);
-    await waitFor(() => !alive(orphan), 5000);
+    await waitFor(() => !alive(orphan));
     assert.ok(alive(liveServicesRunner), "a runner of a live service is left alone");
     assert.ok(alive(unrelated), "a process that is not a runner is never killed");
     assert.deepEqual(readdirSync(registryDir), [`${liveServicesRunner}-${process.ppid}`]);
