@@ -1,7 +1,8 @@
 // HTTP-source ingest: request → user code → emit stored → response, against a bare node:http
 // server measured in the same run (docs/architecture.md, "Performance targets"), plus the event-summaries read path.
 import { call, createAccount, waitFor } from "./lib/api.js";
-import { runLoad, type LoadResult } from "./lib/load.js";
+import { runLoad, type LoadOptions, type LoadResult } from "./lib/load.js";
+import { cpuBetween, mainThreadCpu, treeCpu } from "./lib/process-cpu.js";
 import { BENCH_ADMIN_TOKEN, startBareServer, startSluiceServer } from "./lib/processes.js";
 
 const SOURCE_CODE = `export default {
@@ -19,11 +20,50 @@ const ASYNC_SOURCE_CODE = `export default {
   async run(event) { this.$emit(event.body); },
 };`;
 
+/**
+ * CPU µs per request over the timed load, by part: the server's event loop (its main thread),
+ * the whole server process, the processes it started (runners), and the load generator (this
+ * process). Steadier than request rates on a machine whose speed moves: a change that takes
+ * work off the event loop shows here first. Undefined where /proc is missing.
+ */
+export interface CpuPerRequest {
+  eventLoop: number;
+  server: number;
+  runners: number;
+  loadGenerator: number;
+}
+
+type Measured = LoadResult & { cpuMicrosPerRequest?: CpuPerRequest };
+
 export interface IngestReport {
-  bare: LoadResult;
-  ingestCustomResponse: LoadResult & { ratio: number };
-  ingestAccepted: LoadResult & { ratio: number; processed: number; drainSeconds: number };
-  summaries: LoadResult & { ratio: number };
+  bare: Measured;
+  ingestCustomResponse: Measured & { ratio: number };
+  ingestAccepted: Measured & { ratio: number; processed: number; drainSeconds: number };
+  summaries: Measured & { ratio: number };
+}
+
+/** Runs `options` against the server `pid` and reads what each part spent per request. */
+async function measuredLoad(pid: number, options: LoadOptions): Promise<Measured> {
+  const tree = treeCpu(pid);
+  const loop = mainThreadCpu(pid);
+  const own = process.cpuUsage();
+  const result = await runLoad(options);
+  const used = cpuBetween(tree, treeCpu(pid));
+  const loopAfter = mainThreadCpu(pid);
+  const ownUsed = process.cpuUsage(own);
+  if (!used || loop === undefined || loopAfter === undefined) return result;
+  // A runner stopped during the load may take its ticks along (killed before its parent
+  // reaped it): a part can then read low, even below zero, which shows as 0.
+  const perRequest = (seconds: number) => Math.max(0, Math.round((seconds * 1e6) / Math.max(1, result.total)));
+  return {
+    ...result,
+    cpuMicrosPerRequest: {
+      eventLoop: perRequest(loopAfter - loop),
+      server: perRequest(used.ownSeconds),
+      runners: perRequest(used.childrenSeconds),
+      loadGenerator: perRequest((ownUsed.user + ownUsed.system) / 1e6),
+    },
+  };
 }
 
 export async function runIngestBench(options: { durationSeconds: number; connections: number }): Promise<IngestReport> {
@@ -31,10 +71,10 @@ export async function runIngestBench(options: { durationSeconds: number; connect
   const headers = { "content-type": "application/json" };
 
   const bare = await startBareServer();
-  let bareResult: LoadResult;
+  let bareResult: Measured;
   try {
     await runLoad({ url: bare.url, method: "POST", body, headers, connections: options.connections, durationSeconds: 2 });
-    bareResult = await runLoad({ url: bare.url, method: "POST", body, headers, ...options });
+    bareResult = await measuredLoad(bare.child.pid!, { url: bare.url, method: "POST", body, headers, ...options });
   } finally {
     await bare.stop();
   }
@@ -45,19 +85,20 @@ export async function runIngestBench(options: { durationSeconds: number; connect
     const custom = await call(sluice.url, "POST", "/sources", { key, json: { component_code: SOURCE_CODE } });
     const customUrl = custom.data.configured_props.http.endpoint_url as string;
     await runLoad({ url: customUrl, method: "POST", body, headers, connections: options.connections, durationSeconds: 2 });
-    const customResult = await runLoad({ url: customUrl, method: "POST", body, headers, ...options });
+    const pid = sluice.child.pid!;
+    const customResult = await measuredLoad(pid, { url: customUrl, method: "POST", body, headers, ...options });
 
     const accepted = await call(sluice.url, "POST", "/sources", { key, json: { component_code: ASYNC_SOURCE_CODE } });
     const acceptedUrl = accepted.data.configured_props.http.endpoint_url as string;
     const before = await invocations(sluice.url, key);
-    const acceptedResult = await runLoad({ url: acceptedUrl, method: "POST", body, headers, ...options });
+    const acceptedResult = await measuredLoad(pid, { url: acceptedUrl, method: "POST", body, headers, ...options });
     const ok = acceptedResult.total - acceptedResult.non2xx - acceptedResult.errors;
     const drainStart = Date.now();
     await waitFor(async () => (await invocations(sluice.url, key)) - before >= ok, 120_000);
     const processed = (await invocations(sluice.url, key)) - before;
 
     const summariesUrl = `${sluice.url}/v1/sources/${custom.data.id}/event_summaries?limit=10`;
-    const summaries = await runLoad({ url: summariesUrl, headers: { authorization: `Bearer ${key}` }, ...options });
+    const summaries = await measuredLoad(pid, { url: summariesUrl, headers: { authorization: `Bearer ${key}` }, ...options });
 
     return {
       bare: bareResult,

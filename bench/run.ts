@@ -6,7 +6,7 @@ import { runColdStartBench } from "./cold-start.js";
 import { runDeliveryBench } from "./delivery.js";
 import { runEgressProxyBench } from "./egress-proxy.js";
 import { runEndToEndBench } from "./end-to-end.js";
-import { runIngestBench } from "./ingest.js";
+import { runIngestBench, type CpuPerRequest } from "./ingest.js";
 import { runTimerBench } from "./timers.js";
 import { runWorkflowBench } from "./workflows.js";
 import { withFreshDatabase } from "./lib/fresh-database.js";
@@ -25,28 +25,37 @@ function line(
 
 const pct = (ratio: number) => `${(ratio * 100).toFixed(1)} % of bare`;
 
+/** What each process spent per request, indented under the scenario's line; nothing without /proc. */
+function cpuLine(r: { cpuMicrosPerRequest?: CpuPerRequest }): string {
+  const c = r.cpuMicrosPerRequest;
+  if (!c) return "";
+  return `\n${"".padEnd(36)}CPU µs per request: event loop ${c.eventLoop}, server ${c.server}, its runners ${c.runners}, load generator ${c.loadGenerator}`;
+}
+
 async function main(): Promise<void> {
   const results: Record<string, unknown> = { node: process.version, durationSeconds, connections, at: new Date().toISOString() };
   console.log(`Sluice benchmarks (Node ${process.version}, ${connections} connections, ${durationSeconds} s per run)\n`);
 
   const ingest = await runIngestBench({ durationSeconds, connections });
   results.ingest = ingest;
-  console.log(line("bare node:http (baseline)", ingest.bare));
+  console.log(line("bare node:http (baseline)", ingest.bare, cpuLine(ingest.bare)));
   console.log(
     line(
       "HTTP source, customResponse",
       ingest.ingestCustomResponse,
-      `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 25 %, p99 ≤ 5× bare's)`,
+      `→ ${pct(ingest.ingestCustomResponse.ratio)} (target ≥ 25 %, p99 ≤ 5× bare's)${cpuLine(ingest.ingestCustomResponse)}`,
     ),
   );
   console.log(
     line(
       "HTTP source, 200 on acceptance",
       ingest.ingestAccepted,
-      `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s`,
+      `→ ${pct(ingest.ingestAccepted.ratio)}; processed ${ingest.ingestAccepted.processed} runs, drained in ${ingest.ingestAccepted.drainSeconds.toFixed(1)} s${cpuLine(ingest.ingestAccepted)}`,
     ),
   );
-  console.log(line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 50 %)`));
+  console.log(
+    line("GET event_summaries", ingest.summaries, `→ ${pct(ingest.summaries.ratio)} (target ≥ 50 %)${cpuLine(ingest.summaries)}`),
+  );
 
   // Delivery on SQLite, and on PostgreSQL too when BENCH_DATABASE_URL names a database.
   const throughputEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 20_000);

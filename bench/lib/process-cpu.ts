@@ -13,9 +13,10 @@ interface Stat {
   reapedChildrenTicks: number;
 }
 
-function readStat(pid: number): Stat | undefined {
+/** `/proc/<pid>/stat`, or the same line of one of its threads (`/proc/<pid>/task/<tid>/stat`). */
+function readStat(pid: number, path = `/proc/${pid}/stat`): Stat | undefined {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const text = readFileSync(path, "utf8");
     // The command name may hold spaces and parentheses: fields start after the last ")".
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
     const number = (index: number) => Number(fields[index - 3]);
@@ -67,6 +68,16 @@ export function treeCpu(rootPid: number): TreeCpu | undefined {
   let liveTicks = 0;
   for (const stat of descendantStats(rootPid)) liveTicks += stat.ownTicks + stat.reapedChildrenTicks;
   return { ownSeconds: root.ownTicks / TICKS_PER_SECOND, childrenSeconds: (liveTicks + root.reapedChildrenTicks) / TICKS_PER_SECOND };
+}
+
+/**
+ * CPU seconds used so far by the main thread of `pid` (its event loop) alone, without the
+ * process's other threads; undefined where /proc is missing. In Linux a process's first
+ * thread has the process's id.
+ */
+export function mainThreadCpu(pid: number): number | undefined {
+  const stat = readStat(pid, `/proc/${pid}/task/${pid}/stat`);
+  return stat && stat.ownTicks / TICKS_PER_SECOND;
 }
 
 /** What happened between two readings. */
