@@ -29,7 +29,8 @@ const ASYNC_SOURCE_CODE = `export default {
 export interface CpuPerRequest {
   eventLoop: number;
   server: number;
-  runners: number;
+  /** Undefined when it cannot be told: see measuredLoad. */
+  runners?: number;
   loadGenerator: number;
 }
 
@@ -52,15 +53,15 @@ async function measuredLoad(pid: number, options: LoadOptions): Promise<Measured
   const loopAfter = mainThreadCpu(pid);
   const ownUsed = process.cpuUsage(own);
   if (!used || loop === undefined || loopAfter === undefined) return result;
-  // A runner stopped during the load may take its ticks along (killed before its parent
-  // reaped it): a part can then read low, even below zero, which shows as 0.
-  const perRequest = (seconds: number) => Math.max(0, Math.round((seconds * 1e6) / Math.max(1, result.total)));
+  const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, result.total));
   return {
     ...result,
     cpuMicrosPerRequest: {
       eventLoop: perRequest(loopAfter - loop),
       server: perRequest(used.ownSeconds),
-      runners: perRequest(used.childrenSeconds),
+      // A runner stopped during the load may take its ticks along (killed before its parent
+      // reaped it): the runners' figure then reads low, and below zero says nothing at all.
+      runners: used.childrenSeconds >= 0 ? perRequest(used.childrenSeconds) : undefined,
       loadGenerator: perRequest((ownUsed.user + ownUsed.system) / 1e6),
     },
   };

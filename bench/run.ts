@@ -29,7 +29,7 @@ const pct = (ratio: number) => `${(ratio * 100).toFixed(1)} % of bare`;
 function cpuLine(r: { cpuMicrosPerRequest?: CpuPerRequest }): string {
   const c = r.cpuMicrosPerRequest;
   if (!c) return "";
-  return `\n${"".padEnd(36)}CPU µs per request: event loop ${c.eventLoop}, server ${c.server}, its runners ${c.runners}, load generator ${c.loadGenerator}`;
+  return `\n${"".padEnd(36)}CPU µs per request: event loop ${c.eventLoop}, server ${c.server}, its runners ${c.runners ?? "unknown (one exited unreaped)"}, load generator ${c.loadGenerator}`;
 }
 
 async function main(): Promise<void> {

@@ -69,6 +69,8 @@ describe("process pool", () => {
   let script: string;
   const pools: ProcessPool[] = [];
   const spawned: string[] = [];
+  /** Runners started so far for `key`. */
+  const startsOf = (key: string) => spawned.filter((k) => k === key).length;
   const pool = (maxPerKey: number, batchBudgetMs = 60_000, more: Partial<ProcessPoolOptions> = {}) => {
     const created = createProcessPool({
       launch: standInLauncher(script),
@@ -110,8 +112,7 @@ describe("process pool", () => {
   it("jobs that take long are not batched: a runner holds one at a time, and more runners start", async () => {
     const p = pool(4, 5);
     await p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: batches of one
-    const started = () => spawned.filter((key) => key === "slow").length;
-    assert.equal(started(), 1);
+    assert.equal(startsOf("slow"), 1);
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, () => p.run("slow", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 })),
     );
@@ -123,7 +124,7 @@ describe("process pool", () => {
     );
     // Started at once for the jobs the first runner could not take; whether they are ready
     // before it is free again depends on how busy the machine is.
-    assert.equal(started(), 4, "more runners were started, up to the limit");
+    assert.equal(startsOf("slow"), 4, "more runners were started, up to the limit");
   });
 
   it("sizes batches by how long the runner says its requests ran, not by when the answers reached the service", async () => {
@@ -132,21 +133,20 @@ describe("process pool", () => {
     const p = pool(4, 5);
     const timed = () => p.run("self-timed", { type: "timed", payload: { waitMs: 30, ms: 0.1 } }, { timeoutMs: 5000 });
     await timed();
-    const before = spawned.filter((key) => key === "self-timed").length;
+    const before = startsOf("self-timed");
     const outcomes = await Promise.all(Array.from({ length: 40 }, timed));
     const results = outcomes.map((o) => (o.ok ? (o.result as { messages: number; pid: number }) : { messages: -1, pid: 0 }));
     assert.equal(new Set(results.map((r) => r.messages)).size, 1, "all forty came in one message");
     assert.equal(new Set(results.map((r) => r.pid)).size, 1, "to one runner");
-    assert.equal(spawned.filter((key) => key === "self-timed").length, before, "no runner was started for them");
+    assert.equal(startsOf("self-timed"), before, "no runner was started for them");
   });
 
   it("starts no runner while a live one can take the job, however slow the jobs are", async () => {
     const p = pool(4, 5);
-    const count = () => spawned.filter((key) => key === "busy-burst").length;
     await p.run("busy-burst", { type: "sleep", payload: { ms: 100 } }, { timeoutMs: 5000 }); // timed: slow
-    assert.equal(count(), 1);
+    assert.equal(startsOf("busy-burst"), 1);
     for (let i = 0; i < 3; i++) await p.run("busy-burst", { type: "sleep", payload: { ms: 50 } }, { timeoutMs: 5000 });
-    assert.equal(count(), 1, "one job at a time: the idle runner takes each");
+    assert.equal(startsOf("busy-burst"), 1, "one job at a time: the idle runner takes each");
   });
 
   it("a job that times out fails alone: the jobs behind it run on a new runner", async () => {
@@ -211,10 +211,10 @@ describe("process pool", () => {
   });
 
   it("never runs more runners per key than allowed", async () => {
-    const before = spawned.filter((key) => key === "e").length;
+    const before = startsOf("e");
     const p = pool(2);
     await Promise.all(Array.from({ length: 40 }, () => p.run("e", { type: "sleep", payload: { ms: 20 } }, { timeoutMs: 5000 })));
-    assert.ok(spawned.filter((key) => key === "e").length - before <= 2);
+    assert.ok(startsOf("e") - before <= 2);
   });
 
   describe("a runner's messages are hostile input", () => {
