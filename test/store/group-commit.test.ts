@@ -110,6 +110,16 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it("units submitted over the next rounds of I/O share the first one's transaction", async () => {
+      const transactions: unknown[] = [];
+      const unit = () => inGroupTransaction(ctx.db, async (tx) => void transactions.push(tx));
+      const afterRounds = (rounds: number): Promise<void> =>
+        new Promise((resolve) => setImmediate(() => (rounds <= 1 ? resolve() : void afterRounds(rounds - 1).then(resolve))));
+      await Promise.all([unit(), afterRounds(1).then(unit), afterRounds(2).then(unit)]);
+      assert.equal(transactions.length, 3);
+      assert.equal(new Set(transactions).size, 1, "one transaction for the three");
+    });
+
     it("outside a grouped transaction, deferred writes run at once", async () => {
       let ran = false;
       await ctx.db.transaction().execute(async (tx) => {
