@@ -2,10 +2,11 @@
 // transaction instead of paying one each (executions finishing close together on the ingest
 // path). A unit's promise settles only after the transaction holding it committed, so nothing
 // is acknowledged before it is durable. A group is written after GROUP_TURNS rounds of I/O
-// (setImmediate), so it takes in what those rounds brought. If a grouped transaction fails, every unit of it is retried in its
-// own transaction, so one failing unit cannot fail the others; a unit's own transaction is run
-// again after a deadlock with another process (transient-conflict.ts). The units of a transaction
-// share a scope (transaction-scope.ts) that merges their repeated reads and writes.
+// (setImmediate), so it takes in what those rounds brought. If a grouped transaction fails,
+// every unit of it is retried in its own transaction, so one failing unit cannot fail the
+// others; a unit's own transaction is run again after a deadlock with another process
+// (transient-conflict.ts). The units of a transaction share a scope (transaction-scope.ts) that
+// merges their repeated reads and writes.
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.js";
 import { inScopedTransaction } from "./transaction-scope.js";
