@@ -43,20 +43,10 @@ export function openServiceChannel(
   socket.on("end", leave);
   socket.on("close", leave);
   socket.on("error", leave);
-  // Messages of one turn of the event loop leave in one write: a batch of executions that ran
-  // back to back costs the runner one system call instead of one each. A result waits at most
-  // for the rest of its batch, which the pool sizes to a few milliseconds of work (process-pool.ts).
-  let outgoing = "";
-  const flush = () => {
-    const lines = outgoing;
-    outgoing = "";
-    socket.write(lines);
-  };
   return {
     send(message) {
       if (socket.destroyed) leave();
-      if (outgoing === "") setImmediate(flush);
-      outgoing += JSON.stringify(message) + "\n";
+      socket.write(JSON.stringify(message) + "\n");
     },
   };
 }
