@@ -26,9 +26,8 @@ const MAX_UNITS = 64;
  * Rounds of I/O a group waits for before it is written. A commit writes every page it changed
  * to the WAL, two system calls a page, and on the ingest path cost about as much as the writes of
  * the dozen units it carried. Under load a group that takes in three rounds instead of one holds
- * about 1.6 times as many units: a third fewer WAL writes per request, and ingest about 8 %
- * faster (docs/benchmarks.md). An idle loop goes through the rounds at once, so a lone request
- * waits microseconds for it.
+ * about 1.6 times as many units: a third fewer WAL writes per request (docs/benchmarks.md). An
+ * idle loop goes through the rounds at once, so a lone request waits microseconds for it.
  */
 const GROUP_TURNS = 3;
 
