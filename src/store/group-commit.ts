@@ -46,8 +46,8 @@ export function inGroupTransaction<T>(db: Kysely<Database>, work: Work<T>): Prom
   return new Promise<T>((resolve, reject) => {
     c.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
     if (!c.writing) {
-      // Executions whose results arrive in the next rounds of I/O join this one's transaction
-      // (SQLite writes without yielding, so nothing joins once the writing started).
+      // Executions whose results arrive in the next rounds of I/O join this one's transaction;
+      // those arriving once it is being written wait for the next group.
       c.writing = true;
       afterTurns(GROUP_TURNS, () => void writeGroups(db, c));
     }
