@@ -1,7 +1,7 @@
 // The runner isolation modes a test runs in: always without the OS sandbox, and with bubblewrap
 // where it works here. Where it does not, the bwrap runs are skipped saying why, except in CI
 // (CI=true), which installs bubblewrap and must run them: there they fail instead.
-import { probeBwrap } from "../../src/runtime/sandbox/choose-sandbox.js";
+import { probeBwrapOnce } from "../../src/runtime/sandbox/choose-sandbox.js";
 
 export interface SandboxModeRun {
   mode: "none" | "bwrap";
@@ -11,7 +11,7 @@ export interface SandboxModeRun {
 
 function bwrapSkip(): string | undefined {
   if (process.env.CI) return undefined;
-  const { failure } = probeBwrap();
+  const { failure } = probeBwrapOnce();
   return failure ? `needs bubblewrap, which cannot run here: ${failure}` : undefined;
 }
 

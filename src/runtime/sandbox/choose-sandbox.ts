@@ -54,7 +54,22 @@ export function probeBwrap(nodePath: string = process.execPath): { features: Bwr
   return { features };
 }
 
-export function chooseSandbox(setting: SandboxSetting, probe: typeof probeBwrap = probeBwrap): SandboxChoice {
+// A probe that succeeded, by the Node binary and the PATH it found bwrap on. A process that
+// starts the service many times (the tests do, hundreds of times) would otherwise start two
+// more processes each time to learn the same answer. A failure is not kept: it may be passing.
+const sandboxFeatures = new Map<string, BwrapFeatures>();
+
+/** probeBwrap, once per process while it keeps succeeding. */
+export function probeBwrapOnce(nodePath: string = process.execPath): ReturnType<typeof probeBwrap> {
+  const key = `${nodePath}\0${process.env.PATH ?? ""}`;
+  const features = sandboxFeatures.get(key);
+  if (features) return { features };
+  const found = probeBwrap(nodePath);
+  if (!found.failure) sandboxFeatures.set(key, found.features);
+  return found;
+}
+
+export function chooseSandbox(setting: SandboxSetting, probe: typeof probeBwrap = probeBwrapOnce): SandboxChoice {
   if (setting === "none") return { mode: "none", features: NO_FEATURES };
   const { features, failure } = probe();
   if (!failure) return { mode: "bwrap", features };
