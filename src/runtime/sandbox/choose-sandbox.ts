@@ -55,7 +55,7 @@ export function probeBwrap(nodePath: string = process.execPath): { features: Bwr
 }
 
 // A probe that succeeded, by the Node binary and the PATH it found bwrap on. A process that
-// starts the service many times (the tests do, hundreds of times) would otherwise start two
+// starts the service many times (a test file does, dozens of times) would otherwise start two
 // more processes each time to learn the same answer. A failure is not kept: it may be passing.
 const sandboxFeatures = new Map<string, BwrapFeatures>();
 
