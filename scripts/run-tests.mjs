@@ -31,17 +31,16 @@ const perDatabase = (compiled) => {
   const source = readFileSync(sourceOf(compiled), "utf8");
   return source.includes("DIALECTS") && !source.includes("DIALECTS[0]");
 };
-const databaseFilesOnly = process.env.SLUICE_TEST_DATABASE_FILES_ONLY === "1";
 // SLUICE_TEST_DATABASE_FILES_SKIP=1 keeps the others: for a pass on a Node that has already run
-// the per-database files (CI's Node 22, on PostgreSQL).
-const databaseFilesSkipped = process.env.SLUICE_TEST_DATABASE_FILES_SKIP === "1";
+// the per-database files (CI's Node 22, on PostgreSQL). Unset, both kinds run.
+const databaseFiles =
+  process.env.SLUICE_TEST_DATABASE_FILES_ONLY === "1" ? true : process.env.SLUICE_TEST_DATABASE_FILES_SKIP === "1" ? false : undefined;
 
 const filter = process.argv[2];
 const files = findTests("dist/test")
   .filter(hasSource)
   .filter((f) => !filter || f.includes(filter))
-  .filter((f) => !databaseFilesOnly || perDatabase(f))
-  .filter((f) => !databaseFilesSkipped || !perDatabase(f))
+  .filter((f) => databaseFiles === undefined || perDatabase(f) === databaseFiles)
   .sort();
 if (files.length === 0) {
   console.error("no test files found");
